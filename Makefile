@@ -1,0 +1,34 @@
+# Two commands do everything on a fresh machine with Python 3.11 and make:
+#   make book   execute every section notebook (papermill) and build the HTML book
+#   make test   run the test suite
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+PROFILE ?= quick
+
+.PHONY: book section test lint bench clean
+
+$(STAMP): pyproject.toml requirements.lock
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[test]'
+	touch $(STAMP)
+
+book: $(STAMP)  ## execute stale sections at PROFILE, then build the book
+	$(PY) -m entropic book --profile $(PROFILE)
+
+section: $(STAMP)  ## make section S=surrogate P="r_star=4 d=16"
+	@test -n "$(S)" || (echo 'usage: make section S=<section> P="name=value ..."' >&2; exit 2)
+	$(PY) -m entropic run $(S) --profile $(PROFILE) $(P)
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check lib tests benchmarks
+
+bench: $(STAMP)  ## batched engine vs one-student-at-a-time loop, see benchmarks/RESULTS.md
+	$(PY) benchmarks/bench_engine.py
+
+clean:
+	rm -rf build _build

@@ -1,0 +1,234 @@
+"""Batched students: G groups × S students trained as one tensor program.
+
+Every model holds parameters with leading shape (G, S): group g shares one task's inputs X[g], and
+the S students of a group differ in rank (and initialization). Students of lower rank than the
+group's widest are zero-padded and masked: padded columns get exactly zero gradient, so Adam leaves
+them at zero and a padded student computes exactly what it would compute alone.
+
+``forward(X)`` takes X : (G, N, T, D) and returns predictions of shape (G, N, T, S, D), the student
+axis beside the features, so that one matrix product against all students' weights reads X once.
+
+Ladder of §5 (each a class here): B0 ``SurrogateStudents``, B1 ``QKStudents(softmax=False)``,
+B1c ``FullKernelStudents``, B2 ``QKStudents(softmax=True)``, B3 ``BlockStudents``.
+§6 uses ``QKStudents`` (linear and softmax), §4 uses ``SurrogateStudents``.
+
+Choices the paper leaves open, made here:
+* attention scores are scaled by 1/√D in every attention student (App. C, eq. 9);
+* initialization: factor matrices ~ N(0, 1/fan_in) × ``init_scale``, value maps ~ N(0, 1/D);
+* B3 is a pre-LayerNorm block, out = H + FFN(LN₂(H)) with H = X + Attn(LN₁(X)), FFN width 4·D, GELU.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+
+def _student_generator(seed: int, rank: int) -> torch.Generator:
+    # A student's initial weights depend only on (its group's seed, its rank): the same student drawn
+    # inside a batch or alone starts from identical weights, so batched and looped runs are comparable.
+    return torch.Generator().manual_seed(seed * 1_000_003 + rank * 7_919 + 1)
+
+
+class BatchedStudents(nn.Module):
+    """Base class: registers (G, S, ...) parameters drawn per student, and the rank mask.
+
+    Parameters
+    ----------
+    seeds : one initialization seed per group (G = len(seeds)); the task's seed, by convention.
+    ranks : the S student ranks (the same list for every group).
+    T, D : tokens and width of the task.
+    init_scale : multiplier on the rank-carrying factors (App. C uses 0.3 for recovery).
+    """
+
+    def __init__(self, seeds: Sequence[int], ranks: Sequence[int], T: int, D: int,
+                 init_scale: float = 1.0, max_rank: int | None = None):
+        super().__init__()
+        ranks, seeds = [int(r) for r in ranks], [int(s) for s in seeds]
+        if not seeds or not ranks:
+            raise ValueError(f"need at least one group and one student, got seeds={seeds}, ranks={ranks}")
+        limit = max_rank if max_rank is not None else D
+        if min(ranks) < 1 or max(ranks) > limit:
+            raise ValueError(f"student ranks must lie in [1, {limit}], got {ranks}")
+        if init_scale <= 0:
+            raise ValueError(f"init_scale must be positive, got {init_scale}")
+        self.G, self.S, self.T, self.D = len(seeds), len(ranks), T, D
+        self.seeds, self.ranks = seeds, ranks
+        self.R = max(ranks)
+        self.init_scale = init_scale
+        mask = torch.arange(self.R)[None, :] < torch.tensor(ranks)[:, None]  # (S, R)
+        self.register_buffer("mask", mask.float()[None, :, None, :])  # (1, S, 1, R)
+
+    def _draw(self, shapes: dict[str, tuple[tuple[int, ...], float, bool]]) -> None:
+        """Register parameters ``name -> (shape, std, ranked)``; ranked ones have R as last axis."""
+        tensors = {name: torch.zeros(self.G, self.S, *shape) for name, (shape, _, _) in shapes.items()}
+        for g, seed in enumerate(self.seeds):
+            for s, r in enumerate(self.ranks):
+                gen = _student_generator(seed, r)
+                for name, (shape, std, ranked) in shapes.items():
+                    own = (*shape[:-1], r) if ranked else shape
+                    draw = torch.randn(*own, generator=gen) * std
+                    tensors[name][g, s, ..., : own[-1]] = draw
+        for name, tensor in tensors.items():
+            self.register_parameter(name, nn.Parameter(tensor))
+
+    def kernel(self) -> torch.Tensor:
+        """The static operator whose rank is constrained: (G, S, ·, ·)."""
+        raise NotImplementedError
+
+    def mixer(self, X: torch.Tensor) -> torch.Tensor:
+        """The realized token-mixing matrix M(X): (G, S, N, T, T) for X : (G, N, T, D)."""
+        raise NotImplementedError
+
+
+def _apply_values(Z: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
+    """Z : (G, N, T, S, D) mixed inputs, V : (G, S, D, D) → (G, N, T, S, D)."""
+    return torch.einsum("gntsd,gsde->gntse", Z, V)
+
+
+class SurrogateStudents(BatchedStudents):
+    """B0 / §4 student: Ŷ = A X V with A = P Qᵀ, P, Q : (T, r). Rank is bounded by T."""
+
+    def __init__(self, seeds, ranks, T, D, init_scale=1.0):
+        super().__init__(seeds, ranks, T, D, init_scale, max_rank=T)
+        self._draw({
+            "P": ((T, self.R), init_scale / math.sqrt(T), True),
+            "Q": ((T, self.R), init_scale / math.sqrt(T), True),
+            "V": ((D, D), 1 / math.sqrt(D), False),
+        })
+
+    def kernel(self):
+        return (self.P * self.mask) @ self.Q.transpose(-1, -2)  # (G, S, T, T)
+
+    def mixer(self, X):
+        A = self.kernel()
+        return A[:, :, None].expand(-1, -1, X.shape[1], -1, -1)
+
+    def forward(self, X):
+        XV = torch.einsum("gnud,gsde->gnuse", X, self.V)  # one product of X against all V
+        return torch.einsum("gstu,gnuse->gntse", self.kernel(), XV)
+
+
+class _KernelAttention(BatchedStudents):
+    """Shared forward of the attention students, written in kernel form.
+
+    Scores X K Xᵀ/√D are computed as (X K) Xᵀ with K : (D, D): the per-sample work does not depend
+    on the student's rank, and X @ [K₁ … K_S] is one matrix product per group.
+    """
+
+    softmax: bool = False
+
+    def mixer(self, X):
+        G, N, T, D = X.shape
+        K = self.kernel()  # (G, S, D, D)
+        XK = X.reshape(G, N * T, D) @ K.permute(0, 2, 1, 3).reshape(G, D, self.S * D)
+        XK = XK.reshape(G * N, T * self.S, D)  # rows ordered (t, s)
+        scores = (XK @ X.reshape(G * N, T, D).transpose(1, 2)) / math.sqrt(D)  # (G·N, T·S, T)
+        scores = scores.softmax(-1) if self.softmax else scores
+        return scores.reshape(G, N, T, self.S, T).permute(0, 3, 1, 2, 4)  # (G, S, N, T, T)
+
+    def forward(self, X):
+        G, N, T, D = X.shape
+        M = self.mixer(X).permute(0, 2, 3, 1, 4).reshape(G * N, T * self.S, T)
+        Z = (M @ X.reshape(G * N, T, D)).reshape(G, N, T, self.S, D)  # mix tokens once per student
+        return _apply_values(Z, self.V)
+
+
+class QKStudents(_KernelAttention):
+    """B1 (``softmax=False``) and B2 / §6 students: M(X) = [softmax]((X W_Q)(X W_K)ᵀ/√D), Ŷ = M X V,
+    with W_Q, W_K : (D, r), so K = W_Q W_Kᵀ has rank ≤ r."""
+
+    def __init__(self, seeds, ranks, T, D, init_scale=1.0, softmax=False):
+        super().__init__(seeds, ranks, T, D, init_scale)
+        self.softmax = softmax
+        self._draw({
+            "W_Q": ((D, self.R), init_scale / math.sqrt(D), True),
+            "W_K": ((D, self.R), init_scale / math.sqrt(D), True),
+            "V": ((D, D), 1 / math.sqrt(D), False),
+        })
+
+    def kernel(self):
+        return (self.W_Q * self.mask) @ self.W_K.transpose(-1, -2)  # (G, S, D, D)
+
+
+class FullKernelStudents(_KernelAttention):
+    """B1c, the control: M(X) = X K Xᵀ/√D with an unconstrained (D, D) kernel K (full rank).
+
+    ``ranks`` only labels the students; K is never rank-constrained.
+    """
+
+    def __init__(self, seeds, ranks, T, D, init_scale=1.0, softmax=False):
+        super().__init__(seeds, ranks, T, D, init_scale)
+        self.softmax = softmax
+        self.mask.fill_(1.0)
+        self._draw({
+            "K": ((D, D), init_scale / math.sqrt(D), False),
+            "V": ((D, D), 1 / math.sqrt(D), False),
+        })
+
+    def kernel(self):
+        return self.K
+
+
+def _layer_norm(Z: torch.Tensor, gain: torch.Tensor, bias: torch.Tensor) -> torch.Tensor:
+    """Per-student LayerNorm over features. Z : (G, S, N, T, D); gain, bias : (G, S, D)."""
+    Z = torch.nn.functional.layer_norm(Z, Z.shape[-1:])
+    return Z * gain[:, :, None, None] + bias[:, :, None, None]
+
+
+class BlockStudents(BatchedStudents):
+    """B3: a full pre-LayerNorm softmax attention block with residual connections and a GELU FFN
+    of width 4·D. The rank constraint sits on the QK kernel, as in B2."""
+
+    def __init__(self, seeds, ranks, T, D, init_scale=1.0):
+        super().__init__(seeds, ranks, T, D, init_scale)
+        F = 4 * D
+        self._draw({
+            "W_Q": ((D, self.R), init_scale / math.sqrt(D), True),
+            "W_K": ((D, self.R), init_scale / math.sqrt(D), True),
+            "V": ((D, D), 1 / math.sqrt(D), False),
+            "W_1": ((D, F), 1 / math.sqrt(D), False),
+            "W_2": ((F, D), 1 / math.sqrt(F), False),
+        })
+        G, S = self.G, self.S
+        self.ln1_gain = nn.Parameter(torch.ones(G, S, D))
+        self.ln1_bias = nn.Parameter(torch.zeros(G, S, D))
+        self.ln2_gain = nn.Parameter(torch.ones(G, S, D))
+        self.ln2_bias = nn.Parameter(torch.zeros(G, S, D))
+        self.b_1 = nn.Parameter(torch.zeros(G, S, F))
+        self.b_2 = nn.Parameter(torch.zeros(G, S, D))
+
+    def kernel(self):
+        return (self.W_Q * self.mask) @ self.W_K.transpose(-1, -2)
+
+    def _attention_input(self, X):
+        return _layer_norm(X[:, None].expand(-1, self.S, -1, -1, -1), self.ln1_gain, self.ln1_bias)
+
+    def mixer(self, X):
+        Z = self._attention_input(X)  # (G, S, N, T, D)
+        scores = Z @ self.kernel()[:, :, None] @ Z.transpose(-1, -2) / math.sqrt(self.D)
+        return scores.softmax(-1)
+
+    def forward(self, X):
+        Z = self._attention_input(X)
+        H = X[:, None] + self.mixer(X) @ Z @ self.V[:, :, None]  # (G, S, N, T, D)
+        U = _layer_norm(H, self.ln2_gain, self.ln2_bias)
+        hidden = torch.nn.functional.gelu(U @ self.W_1[:, :, None] + self.b_1[:, :, None, None])
+        out = H + hidden @ self.W_2[:, :, None] + self.b_2[:, :, None, None]
+        return out.permute(0, 2, 3, 1, 4)  # (G, N, T, S, D)
+
+
+LADDER = {"B0": SurrogateStudents, "B1": QKStudents, "B1c": FullKernelStudents,
+          "B2": QKStudents, "B3": BlockStudents}
+LADDER_OPTIONS = {"B1": {"softmax": False}, "B2": {"softmax": True}}
+
+
+def ladder_students(rung: str, seeds: Sequence[int], ranks: Sequence[int], T: int, D: int,
+                    init_scale: float = 1.0) -> BatchedStudents:
+    """Build the students of one rung of the §5 interpolation ladder (B0, B1, B1c, B2, B3)."""
+    if rung not in LADDER:
+        raise ValueError(f"unknown ladder rung {rung!r}; expected one of {tuple(LADDER)}")
+    return LADDER[rung](seeds, ranks, T, D, init_scale=init_scale, **LADDER_OPTIONS.get(rung, {}))
