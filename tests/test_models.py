@@ -16,7 +16,7 @@ def X_of(G=2, N=3, seed=0):
 @pytest.mark.parametrize("rung", list(models.LADDER))
 def test_every_ladder_rung_maps_groups_of_inputs_to_one_prediction_per_student(rung):
     students = models.ladder_students(rung, seeds=[0, 1], ranks=[1, 2, 3], T=T, D=D)
-    assert students(X_of()).shape == (2, 3, T, 3, D)  # (G, N, T, S, D)
+    assert students(X_of()).shape == (2, 3, 3, T, D)  # (G, S, N, T, D)
     assert students.mixer(X_of()).shape == (2, 3, 3, T, T)  # (G, S, N, T, T)
 
 
@@ -52,14 +52,14 @@ def test_qk_students_compute_equation_9_with_their_own_kernel():
         for s in range(2):
             K, V = students.kernel()[0, s], students.V[0, s]
             expected = attention_scores(X[0], K, softmax) @ X[0] @ V
-            torch.testing.assert_close(pred[0, :, :, s], expected, rtol=1e-5, atol=1e-5)
+            torch.testing.assert_close(pred[0, s], expected, rtol=1e-5, atol=1e-5)
 
 
 def test_surrogate_students_compute_a_x_v():
     students = models.SurrogateStudents(seeds=[0], ranks=[2], T=T, D=D)
     X = X_of(G=1)
     expected = students.kernel()[0, 0] @ X[0] @ students.V[0, 0]
-    torch.testing.assert_close(students(X)[0, :, :, 0], expected, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(students(X)[0, 0], expected, rtol=1e-5, atol=1e-6)
 
 
 def test_a_students_initial_weights_do_not_depend_on_its_batch():
@@ -98,5 +98,20 @@ def test_surrogate_student_matching_the_teacher_predicts_without_error():
         students.P[0, 0] = U * S.sqrt()
         students.Q[0, 0] = Vh.T * S.sqrt()
         students.V[0, 0] = task.V
-    torch.testing.assert_close(students(task.X[None])[0, :, :, 0], task.Y, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(students(task.X[None])[0, 0], task.Y, rtol=1e-4, atol=1e-4)
     assert math.isclose(float(spectral.numerical_rank(students.kernel()[0, 0].detach())), 2)
+
+
+@pytest.mark.parametrize("softmax", [False, True])
+def test_fused_value_map_loss_equals_the_written_out_loss_and_its_gradients(softmax):
+    students = models.QKStudents(seeds=[0, 1], ranks=[1, 3], T=T, D=D, softmax=softmax).double()
+    X = X_of().double()
+    Y = torch.randn(2, 3, T, D, generator=torch.Generator().manual_seed(9), dtype=torch.float64)
+    weights = torch.tensor([[1.0, 2.0], [3.0, -1.0]], dtype=torch.float64)  # students get their own gradient
+    fused = students.loss(X, Y)
+    written = (students(X) - Y.unsqueeze(1)).pow(2).sum((2, 3, 4))
+    torch.testing.assert_close(fused, written)
+    params = list(students.parameters())
+    for a, b in zip(torch.autograd.grad((fused * weights).sum(), params),
+                    torch.autograd.grad((written * weights).sum(), params), strict=True):
+        torch.testing.assert_close(a, b)

@@ -63,3 +63,12 @@ def test_data_that_does_not_fit_the_students_raises():
     task = make_surrogate_task(6, 4, 2, 10, 0.05, 0)
     with pytest.raises(ValueError, match="must both be"):
         train.train(models.SurrogateStudents([0, 1], [1], 6, 4), task.X, task.Y, steps=1, progress=False)
+
+
+def test_accumulating_over_sample_chunks_equals_one_full_batch():
+    task = make_surrogate_task(6, 4, 2, 90, 0.05, 4)
+    whole, chunked = (train.train(models.SurrogateStudents([4], [1, 3], 6, 4), task.X, task.Y, 25,
+                                  progress=False, chunk_elements=budget) for budget in (10**9, 200))
+    assert train.sample_chunk(models.SurrogateStudents([4], [1, 3], 6, 4), task.X[None], torch.device("cpu"), 200) < 90
+    np.testing.assert_allclose(chunked.history, whole.history, rtol=1e-5)
+    np.testing.assert_allclose(chunked.final_loss, whole.final_loss, rtol=1e-5)

@@ -138,10 +138,9 @@ class AttentionGridConfig(_Config):
     recovery_init: float = 0.3
     lr: float = 1e-2
     spectrum: str = "sharp"
-    max_batch_elements: int = 400_000_000  # memory bound: students are chunked above this size
 
     def __post_init__(self):
-        for name in ("T", "d", "n", "steps", "recovery_steps", "max_batch_elements"):
+        for name in ("T", "d", "n", "steps", "recovery_steps"):
             _positive_int(name, getattr(self, name))
         for name in ("recovery_init", "lr"):
             _positive_float(name, getattr(self, name))

@@ -5,8 +5,9 @@ the S students of a group differ in rank (and initialization). Students of lower
 group's widest are zero-padded and masked: padded columns get exactly zero gradient, so Adam leaves
 them at zero and a padded student computes exactly what it would compute alone.
 
-``forward(X)`` takes X : (G, N, T, D) and returns predictions of shape (G, N, T, S, D), the student
-axis beside the features, so that one matrix product against all students' weights reads X once.
+``forward(X)`` takes X : (G, N, T, D) and returns predictions of shape (G, S, N, T, D). Where the
+students of a group share a product with X, it is one matrix product against all their weights,
+which reads X once.
 
 Ladder of §5 (each a class here): B0 ``SurrogateStudents``, B1 ``QKStudents(softmax=False)``,
 B1c ``FullKernelStudents``, B2 ``QKStudents(softmax=True)``, B3 ``BlockStudents``.
@@ -79,14 +80,49 @@ class BatchedStudents(nn.Module):
         """The static operator whose rank is constrained: (G, S, ·, ·)."""
         raise NotImplementedError
 
+    def loss(self, X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
+        """Σ over samples of ‖Y − Ŷ‖²_F for every student: (G, S). X, Y : (G, N, T, D)."""
+        return (self(X) - Y.unsqueeze(1)).pow(2).sum((2, 3, 4))
+
     def mixer(self, X: torch.Tensor) -> torch.Tensor:
         """The realized token-mixing matrix M(X): (G, S, N, T, T) for X : (G, N, T, D)."""
         raise NotImplementedError
 
 
 def _apply_values(Z: torch.Tensor, V: torch.Tensor) -> torch.Tensor:
-    """Z : (G, N, T, S, D) mixed inputs, V : (G, S, D, D) → (G, N, T, S, D)."""
-    return torch.einsum("gntsd,gsde->gntse", Z, V)
+    """Z : (G, N, T, S, D) mixed inputs, V : (G, S, D, D) → (G, S, N, T, D)."""
+    return torch.einsum("gntsd,gsde->gsnte", Z, V)
+
+
+class _ValueMapLoss(torch.autograd.Function):
+    """Σ_rows ‖Z_s V_s − Y‖² per student, the value map and the squared error fused.
+
+    Z : (G, M, S, D) mixed inputs (M = N·T rows, students interleaved as the mixing produced them);
+    V : (G, S, D, D); Y : (G, M, D). Returns (G, S).
+
+    Forward is one GEMM per student that also subtracts Y (``baddbmm``) and one fused reduction;
+    backward is two GEMMs against the saved residual R, with the scale 2·g folded into the small
+    (D, D) factors. Written out, autograd would add several elementwise passes over the (G, S, M, D)
+    residual, which on a CPU cost as much as all the matrix products.
+    """
+
+    @staticmethod
+    def forward(ctx, Z, V, Y):
+        G, M, S, D = Z.shape
+        Zs = Z.permute(0, 2, 1, 3)  # (G, S, M, D): a strided view, rows M apart by S·D
+        R = torch.empty(G, S, M, D, dtype=Z.dtype, device=Z.device)
+        for g in range(G):
+            torch.baddbmm(Y[g].unsqueeze(0).expand(S, M, D), Zs[g], V[g], beta=-1, out=R[g])
+        ctx.save_for_backward(Z, V, R)
+        return torch.linalg.vector_norm(R, dim=(2, 3)).square()
+
+    @staticmethod
+    def backward(ctx, grad):
+        Z, V, R = ctx.saved_tensors
+        scale = 2 * grad[:, :, None, None]  # (G, S, 1, 1)
+        grad_Z = (R @ (V * scale).transpose(-1, -2)).permute(0, 2, 1, 3)  # back to (G, M, S, D)
+        grad_V = Z.permute(0, 2, 3, 1) @ R * scale
+        return grad_Z, grad_V, None
 
 
 class SurrogateStudents(BatchedStudents):
@@ -109,32 +145,44 @@ class SurrogateStudents(BatchedStudents):
 
     def forward(self, X):
         XV = torch.einsum("gnud,gsde->gnuse", X, self.V)  # one product of X against all V
-        return torch.einsum("gstu,gnuse->gntse", self.kernel(), XV)
+        return torch.einsum("gstu,gnuse->gsnte", self.kernel(), XV)
 
 
 class _KernelAttention(BatchedStudents):
     """Shared forward of the attention students, written in kernel form.
 
-    Scores X K Xᵀ/√D are computed as (X K) Xᵀ with K : (D, D): the per-sample work does not depend
-    on the student's rank, and X @ [K₁ … K_S] is one matrix product per group.
+    Scores X K Xᵀ/√D are computed as (X K/√D) Xᵀ with K : (D, D): the per-sample work does not
+    depend on the student's rank (padding costs nothing per sample), X @ [K₁ … K_S] is one matrix
+    product per group, and the 1/√D scale touches the (D, D) kernels, not the (T, T) scores.
     """
 
     softmax: bool = False
 
-    def mixer(self, X):
+    def _scores(self, X: torch.Tensor) -> torch.Tensor:
+        """Mixing weights of every student, (G·N, T·S, T) with rows ordered (t, s)."""
         G, N, T, D = X.shape
-        K = self.kernel()  # (G, S, D, D)
+        K = self.kernel() / math.sqrt(D)  # (G, S, D, D)
         XK = X.reshape(G, N * T, D) @ K.permute(0, 2, 1, 3).reshape(G, D, self.S * D)
-        XK = XK.reshape(G * N, T * self.S, D)  # rows ordered (t, s)
-        scores = (XK @ X.reshape(G * N, T, D).transpose(1, 2)) / math.sqrt(D)  # (G·N, T·S, T)
-        scores = scores.softmax(-1) if self.softmax else scores
-        return scores.reshape(G, N, T, self.S, T).permute(0, 3, 1, 2, 4)  # (G, S, N, T, T)
+        scores = XK.reshape(G * N, T * self.S, D) @ X.reshape(G * N, T, D).transpose(1, 2)
+        return scores.softmax(-1) if self.softmax else scores
+
+    def mixer(self, X):
+        G, N, T, _ = X.shape
+        return self._scores(X).reshape(G, N, T, self.S, T).permute(0, 3, 1, 2, 4)  # (G, S, N, T, T)
+
+    def _mixed(self, X: torch.Tensor) -> torch.Tensor:
+        """M(X) X for every student: (G·N, T·S, D), rows ordered (t, s)."""
+        G, N, T, D = X.shape
+        return self._scores(X) @ X.reshape(G * N, T, D)
 
     def forward(self, X):
         G, N, T, D = X.shape
-        M = self.mixer(X).permute(0, 2, 3, 1, 4).reshape(G * N, T * self.S, T)
-        Z = (M @ X.reshape(G * N, T, D)).reshape(G, N, T, self.S, D)  # mix tokens once per student
-        return _apply_values(Z, self.V)
+        return _apply_values(self._mixed(X).reshape(G, N, T, self.S, D), self.V)
+
+    def loss(self, X, Y):
+        G, N, T, D = X.shape
+        Z = self._mixed(X).reshape(G, N * T, self.S, D)
+        return _ValueMapLoss.apply(Z, self.V, Y.reshape(G, N * T, D))
 
 
 class QKStudents(_KernelAttention):
@@ -179,6 +227,12 @@ def _layer_norm(Z: torch.Tensor, gain: torch.Tensor, bias: torch.Tensor) -> torc
     return Z * gain[:, :, None, None] + bias[:, :, None, None]
 
 
+def _per_student(Z: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+    """Z : (G, S, N, T, A) @ W : (G, S, A, B) → (G, S, N, T, B), as one (N·T)-row product per student."""
+    G, S, N, T, A = Z.shape
+    return (Z.reshape(G, S, N * T, A) @ W).reshape(G, S, N, T, W.shape[-1])
+
+
 class BlockStudents(BatchedStudents):
     """B3: a full pre-LayerNorm softmax attention block with residual connections and a GELU FFN
     of width 4·D. The rank constraint sits on the QK kernel, as in B2."""
@@ -207,18 +261,18 @@ class BlockStudents(BatchedStudents):
     def _attention_input(self, X):
         return _layer_norm(X[:, None].expand(-1, self.S, -1, -1, -1), self.ln1_gain, self.ln1_bias)
 
+    def _mixer_of(self, Z):
+        return (_per_student(Z, self.kernel()) @ Z.transpose(-1, -2) / math.sqrt(self.D)).softmax(-1)
+
     def mixer(self, X):
-        Z = self._attention_input(X)  # (G, S, N, T, D)
-        scores = Z @ self.kernel()[:, :, None] @ Z.transpose(-1, -2) / math.sqrt(self.D)
-        return scores.softmax(-1)
+        return self._mixer_of(self._attention_input(X))  # (G, S, N, T, T)
 
     def forward(self, X):
-        Z = self._attention_input(X)
-        H = X[:, None] + self.mixer(X) @ Z @ self.V[:, :, None]  # (G, S, N, T, D)
+        Z = self._attention_input(X)  # (G, S, N, T, D)
+        H = X[:, None] + self._mixer_of(Z) @ _per_student(Z, self.V)
         U = _layer_norm(H, self.ln2_gain, self.ln2_bias)
-        hidden = torch.nn.functional.gelu(U @ self.W_1[:, :, None] + self.b_1[:, :, None, None])
-        out = H + hidden @ self.W_2[:, :, None] + self.b_2[:, :, None, None]
-        return out.permute(0, 2, 3, 1, 4)  # (G, N, T, S, D)
+        hidden = torch.nn.functional.gelu(_per_student(U, self.W_1) + self.b_1[:, :, None, None])
+        return H + _per_student(hidden, self.W_2) + self.b_2[:, :, None, None]  # (G, S, N, T, D)
 
 
 LADDER = {"B0": SurrogateStudents, "B1": QKStudents, "B1c": FullKernelStudents,

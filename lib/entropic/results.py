@@ -15,26 +15,35 @@ import torch
 
 from . import paths
 
+FLOOR_TOLERANCE = 0.05  # |excess| ≤ 5 % of the noise floor counts as reaching the floor (every section)
+DEFICIENCY_FACTOR = 10  # excess > 10 × the noise floor counts as a clear failure to reach it
+
 REPRODUCED = "reproduced"
 CLAIM_HOLDS = "claim holds, value differs"
 NOT_REPRODUCED = "not reproduced"
 
 
-def verdict(ours: float, paper: float, claim_holds: bool, rtol: float = 0.25, atol: float = 0.0) -> str:
-    """``reproduced`` when the claim holds and |ours − paper| ≤ atol + rtol·|paper|;
-    ``claim holds, value differs`` when only the claim holds; ``not reproduced`` otherwise."""
+def verdict(ours: float, paper: float, claim_holds: bool, rtol: float = 0.25, atol: float = 0.0,
+            upper_bound: bool = False) -> str:
+    """``reproduced`` when the claim holds and |ours − paper| ≤ atol + rtol·|paper| (or, for a value
+    the paper states as an upper bound, ours ≤ paper + atol + rtol·|paper|); ``claim holds, value
+    differs`` when only the claim holds; ``not reproduced`` otherwise."""
     if not claim_holds:
         return NOT_REPRODUCED
-    return REPRODUCED if abs(ours - paper) <= atol + rtol * abs(paper) else CLAIM_HOLDS
+    slack = atol + rtol * abs(paper)
+    close = ours <= paper + slack if upper_bound else abs(ours - paper) <= slack
+    return REPRODUCED if close else CLAIM_HOLDS
 
 
 def comparison_row(quantity: str, ours: float, paper: float, claim: str, claim_holds: bool,
-                   rtol: float = 0.25, atol: float = 0.0) -> dict:
+                   rtol: float = 0.25, atol: float = 0.0, upper_bound: bool = False) -> dict:
     """One row of a paper-vs-ours table, with the tolerance written out beside the verdict."""
     tolerance = f"±({atol:g} + {rtol:.0%}·|paper|)" if atol else f"±{rtol:.0%}"
+    if upper_bound:
+        tolerance = f"≤ paper + {rtol:.0%}"
     return {"quantity": quantity, "paper": paper, "ours": ours, "claim": claim,
             "claim holds": bool(claim_holds), "tolerance": tolerance,
-            "verdict": verdict(ours, paper, claim_holds, rtol, atol)}
+            "verdict": verdict(ours, paper, claim_holds, rtol, atol, upper_bound)}
 
 
 def comparison_table(rows: list[dict]) -> pd.DataFrame:

@@ -24,7 +24,7 @@ from pathlib import Path
 import yaml
 
 from . import paths
-from .configs import SurrogateConfig
+from .configs import AttentionGridConfig, LadderConfig, SurrogateConfig
 
 DEFAULT_PROFILE = "quick"
 
@@ -38,6 +38,8 @@ class Section:
 
 SECTIONS = {s.name: s for s in (
     Section("surrogate", SurrogateConfig, "§4 The linear attention surrogate (Table 1)"),
+    Section("ladder", LadderConfig, "§5 The interpolation ladder (Table 2)"),
+    Section("attention_native", AttentionGridConfig, "§6 The attention-native grid (Table 3)"),
 )}
 
 

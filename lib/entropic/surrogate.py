@@ -108,11 +108,13 @@ def compare(res: SurrogateResults) -> pd.DataFrame:
         if r in deficient:
             rows.append(results.comparison_row(
                 f"excess at r={r}", float(excess[r]), paper.TABLE1[key],
-                "deficiency: excess ≫ noise floor", bool(excess[r] > 10 * floor)))
+                f"deficiency: excess > {results.DEFICIENCY_FACTOR} × the noise floor",
+                bool(excess[r] > results.DEFICIENCY_FACTOR * floor)))
+    tolerance = results.FLOOR_TOLERANCE * floor
     rows.append(results.comparison_row(
         "max |excess| at r ≥ r*", float(at_or_above.abs().max()), paper.TABLE1["excess_r_star"],
-        "achievability: |excess| ≤ 1% of the noise floor for every r ≥ r*",
-        bool(at_or_above.abs().max() <= 0.01 * floor), rtol=0.0, atol=0.01 * floor))
+        f"achievability: |excess| ≤ {results.FLOOR_TOLERANCE:.0%} of the noise floor for every r ≥ r*",
+        bool(at_or_above.abs().max() <= tolerance), rtol=0.0, atol=tolerance))
     mp = float(res.recovery["mp_corrected"].mean())
     rows.append(results.comparison_row(
         "MP-corrected R_eff (r = T)", mp, paper.TABLE1["mp_corrected_effective_rank"],
