@@ -76,3 +76,22 @@ def test_cli_rejects_a_bad_parameter_with_a_message_and_exit_code_2(capsys):
     assert "r_star" in capsys.readouterr().err
     assert main(["book", "--profile", "nonexistent"]) == 2
     assert "unknown profile" in capsys.readouterr().err
+
+
+@pytest.mark.integration
+def test_a_failing_section_keeps_the_last_good_result_and_saves_the_failed_notebook(tmp_path, monkeypatch):
+    notebooks, out = tmp_path / "notebooks", tmp_path / "out"
+    notebooks.mkdir()
+    out.mkdir()
+    (notebooks / "surrogate.md").write_text(
+        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+        "kernelspec:\n  name: python3\n  display_name: Python 3\n  language: python\n---\n\n# Broken\n\n"
+        "```{code-cell} ipython3\n:tags: [parameters]\n\nr_star = 3  # rank\n```\n\n"
+        "```{code-cell} ipython3\nraise RuntimeError('boom')\n```\n")
+    monkeypatch.setattr(paths, "NOTEBOOKS", notebooks)
+    good = out / "surrogate.ipynb"
+    good.write_text("previous result")
+    with pytest.raises(RuntimeError, match="section 'surrogate' failed"):
+        sections.execute("surrogate", {"r_star": 3}, progress=False, out_dir=out)
+    assert good.read_text() == "previous result"
+    assert "boom" in (out / "surrogate.failed.ipynb").read_text()

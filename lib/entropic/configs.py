@@ -39,8 +39,32 @@ def _choice(name: str, value, allowed) -> None:
         raise ValueError(f"{name} must be one of {tuple(allowed)}, got {value!r}")
 
 
+def _names(name: str, value, allowed) -> tuple:
+    """A non-empty tuple of names from a list (or a single name), each one of ``allowed``."""
+    names = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    if not names:
+        raise ValueError(f"{name} must name at least one of {tuple(allowed)}")
+    for item in names:
+        _choice(name, item, allowed)
+    return names
+
+
 @dataclass(frozen=True)
 class _Config:
+    """Validation shared by every section: positive sizes, a positive learning rate (and recovery
+    init where there is one), σ ≥ 0, distinct non-negative seeds."""
+
+    POSITIVE_INTS = ("T", "d", "n", "steps")
+    POSITIVE_FLOATS = ("lr",)
+
+    def __post_init__(self):
+        for name in self.POSITIVE_INTS:
+            _positive_int(name, getattr(self, name))
+        for name in self.POSITIVE_FLOATS:
+            _positive_float(name, getattr(self, name))
+        _positive_float("sigma", self.sigma, allow_zero=True)
+        object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
+
     @classmethod
     def from_params(cls, params: dict) -> _Config:
         """Build from a parameter dict; unknown names raise ``ValueError``."""
@@ -67,13 +91,11 @@ class SurrogateConfig(_Config):
     lr: float = 1e-2
     spectrum: str = "sharp"
 
+    POSITIVE_INTS = ("T", "d", "r_star", "n", "steps", "recovery_steps")
+    POSITIVE_FLOATS = ("lr", "recovery_init")
+
     def __post_init__(self):
-        for name in ("T", "d", "r_star", "n", "steps", "recovery_steps"):
-            _positive_int(name, getattr(self, name))
-        for name in ("recovery_init", "lr"):
-            _positive_float(name, getattr(self, name))
-        _positive_float("sigma", self.sigma, allow_zero=True)
-        object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
+        super().__post_init__()
         _choice("spectrum", self.spectrum, SPECTRA)
         if self.r_star > self.T:
             raise ValueError(f"r_star={self.r_star} exceeds T={self.T}: A* is a (T, T) operator")
@@ -101,16 +123,11 @@ class LadderConfig(_Config):
     rungs: tuple = ("B0", "B1", "B1c", "B2", "B3")
     sweep: bool = True  # also train r = 1 … 2·r* (else only r = r*)
 
+    POSITIVE_INTS = ("T", "d", "r_star", "n", "steps")
+
     def __post_init__(self):
-        for name in ("T", "d", "r_star", "n", "steps"):
-            _positive_int(name, getattr(self, name))
-        _positive_float("lr", self.lr)
-        _positive_float("sigma", self.sigma, allow_zero=True)
-        object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
-        rungs = tuple(self.rungs) if isinstance(self.rungs, (list, tuple)) else (self.rungs,)
-        for rung in rungs:
-            _choice("rungs", rung, LADDER)
-        object.__setattr__(self, "rungs", rungs)
+        super().__post_init__()
+        object.__setattr__(self, "rungs", _names("rungs", self.rungs, LADDER))
         if self.r_star > self.T:
             raise ValueError(f"r_star={self.r_star} exceeds T={self.T}: A* is a (T, T) operator")
         top = 2 * self.r_star if self.sweep else self.r_star
@@ -139,20 +156,13 @@ class AttentionGridConfig(_Config):
     lr: float = 1e-2
     spectrum: str = "sharp"
 
+    POSITIVE_INTS = ("T", "d", "n", "steps", "recovery_steps")
+    POSITIVE_FLOATS = ("lr", "recovery_init")
+
     def __post_init__(self):
-        for name in ("T", "d", "n", "steps", "recovery_steps"):
-            _positive_int(name, getattr(self, name))
-        for name in ("recovery_init", "lr"):
-            _positive_float(name, getattr(self, name))
-        _positive_float("sigma", self.sigma, allow_zero=True)
-        object.__setattr__(self, "seeds", _seeds("seeds", self.seeds))
+        super().__post_init__()
         object.__setattr__(self, "r_stars", _seeds("r_stars", self.r_stars))
-        teachers = tuple(self.teachers) if isinstance(self.teachers, (list, tuple)) else (self.teachers,)
-        if not teachers:
-            raise ValueError("teachers must name at least one teacher")
-        for teacher in teachers:
-            _choice("teachers", teacher, TEACHERS)
-        object.__setattr__(self, "teachers", teachers)
+        object.__setattr__(self, "teachers", _names("teachers", self.teachers, TEACHERS))
         _choice("spectrum", self.spectrum, SPECTRA)
         if min(self.r_stars) < 1 or 2 * max(self.r_stars) > self.d:
             raise ValueError(f"r_stars must lie in [1, d/2] so that the sweep r = 1 … 2·r* fits in d={self.d}, "

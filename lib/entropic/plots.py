@@ -33,7 +33,7 @@ def excess_vs_rank(sweep: pd.DataFrame, r_star: int, noise_floor: float, title: 
     sns.lineplot(data=data, x="r", y="abs_excess", marker="o", errorbar=("pi", 100), ax=ax, label="trained")
     if "eckart_young" in data:
         theory = data.groupby("r")["eckart_young"].mean()
-        theory = theory[theory > 0]
+        theory = theory[theory > 1e-6 * noise_floor]  # exactly 0 for r ≥ r*, up to round-off
         ax.plot(theory.index, theory.values, "k--", lw=1, label="Eckart–Young optimum")
     ax.axvline(r_star, color="C3", ls=":", label=f"r* = {r_star}")
     ax.axhline(noise_floor, color="grey", lw=0.8, label=f"noise floor σ²Td = {noise_floor:.3g}")
@@ -73,11 +73,14 @@ def grid_excess(sweep: pd.DataFrame, noise_floor: float):
 
 def recovered_rank(recovery: pd.DataFrame):
     """§6 figure: effective and energy effective rank of the learned kernel against r*."""
-    long = recovery.melt(id_vars=["teacher", "r_star", "seed"],
-                         value_vars=["effective_rank", "energy_effective_rank", "teacher_energy_effective_rank"],
-                         var_name="measure", value_name="rank")
-    grid = sns.relplot(data=long, x="r_star", y="rank", hue="measure", col="teacher", kind="line",
-                       marker="o", errorbar=("pi", 100), height=3.6, aspect=1.2)
+    labels = {"effective_rank": "R_eff(K), learned (eq. 1)",
+              "energy_effective_rank": "R̃_eff(K), learned (eq. 2)",
+              "teacher_energy_effective_rank": "R̃_eff(K*), teacher (eq. 2)"}
+    long = recovery.rename(columns=labels).melt(id_vars=["teacher", "r_star", "seed"], value_vars=list(labels.values()),
+                                                var_name="measure", value_name="rank")
+    grid = sns.relplot(data=long, x="r_star", y="rank", hue="measure", style="measure", col="teacher",
+                       kind="line", markers=True, dashes=False, errorbar=("pi", 100), height=3.6, aspect=1.2)
+    sns.move_legend(grid, "lower center", bbox_to_anchor=(0.5, -0.08), ncol=3, title=None)
     for ax in grid.axes.flat:
         top = float(long["r_star"].max())
         ax.plot([0, top], [0, top], "k--", lw=0.8)

@@ -72,10 +72,14 @@ def provenance() -> dict:
 
 def summary_markdown(table: pd.DataFrame) -> str:
     """One sentence per compared quantity, generated from a comparison table's verdicts."""
+    def escape(text: str) -> str:  # "r*" and "linear_qk" would otherwise open Markdown emphasis
+        return text.replace("*", "\\*").replace("_", "\\_")
+
     lines = []
     for quantity, row in table.iterrows():
-        lines.append(f"- **{quantity}**: ours {row['ours']:.3g} vs. the paper's {row['paper']:.3g}; "
-                     f"claim ({row['claim']}) {'holds' if row['claim holds'] else 'fails'}: *{row['verdict']}*.")
+        lines.append(f"- **{escape(quantity)}**: ours {row['ours']:.3g} vs. the paper's {row['paper']:.3g}; "
+                     f"claim ({escape(row['claim'])}) {'holds' if row['claim holds'] else 'fails'}: "
+                     f"*{row['verdict']}*.")
     counts = table["verdict"].value_counts()
     head = ", ".join(f"{n} {v}" for v, n in counts.items())
     return f"Verdicts: {head}.\n\n" + "\n".join(lines)

@@ -126,6 +126,7 @@ def execute(name: str, params: dict, profile: str = DEFAULT_PROFILE, progress: b
     import papermill
 
     source = paths.notebook_source(name)
+    stamp = fingerprint(name, params)  # what the run starts from, even if files change meanwhile
     out_dir.mkdir(parents=True, exist_ok=True)
     notebook = jupytext.read(source)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -144,7 +145,7 @@ def execute(name: str, params: dict, profile: str = DEFAULT_PROFILE, progress: b
         staged_input.unlink(missing_ok=True)
     executed = nbformat.read(staged_output, as_version=4)
     executed.metadata["entropic"] = {"section": name, "profile": profile, "params": params,
-                                     "fingerprint": fingerprint(name, params)}
+                                     "fingerprint": stamp}
     nbformat.write(executed, staged_output)
     target = out_dir / f"{name}.ipynb"
     staged_output.replace(target)
