@@ -59,7 +59,6 @@ class BatchedStudents(nn.Module):
         self.G, self.S, self.T, self.D = len(seeds), len(ranks), T, D
         self.seeds, self.ranks = seeds, ranks
         self.R = max(ranks)
-        self.init_scale = init_scale
         mask = torch.arange(self.R)[None, :] < torch.tensor(ranks)[:, None]  # (S, R)
         self.register_buffer("mask", mask.float()[None, :, None, :])  # (1, S, 1, R)
 

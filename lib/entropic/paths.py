@@ -15,7 +15,6 @@ BOOK_SOURCES = ROOT / "book"
 BUILD = ROOT / "build"
 EXECUTED = BUILD / "sections"  # papermill output: one executed .ipynb per section
 HTML = ROOT / "_build" / "html"
-SHARED_CORPORA = ROOT.parent / "shared" / "corpora"
 
 
 def notebook_source(section: str) -> Path:

@@ -31,15 +31,14 @@ DEFAULT_PROFILE = "quick"
 
 @dataclass(frozen=True)
 class Section:
-    name: str
-    config: type
-    title: str
+    name: str  # notebooks/<name>.md
+    config: type  # validates the notebook's parameters
 
 
 SECTIONS = {s.name: s for s in (
-    Section("surrogate", SurrogateConfig, "§4 The linear attention surrogate (Table 1)"),
-    Section("ladder", LadderConfig, "§5 The interpolation ladder (Table 2)"),
-    Section("attention_native", AttentionGridConfig, "§6 The attention-native grid (Table 3)"),
+    Section("surrogate", SurrogateConfig),  # §4, Table 1
+    Section("ladder", LadderConfig),  # §5, Table 2
+    Section("attention_native", AttentionGridConfig),  # §6, Table 3
 )}
 
 
