@@ -46,6 +46,32 @@ def comparison_row(quantity: str, ours: float, paper: float, claim: str, claim_h
             "verdict": verdict(ours, paper, claim_holds, rtol, atol, upper_bound)}
 
 
+def at_floor(excess, noise_floor: float):
+    """|excess| ≤ FLOOR_TOLERANCE · noise floor: the student reaches the floor (achievability)."""
+    return abs(excess) <= FLOOR_TOLERANCE * noise_floor
+
+
+def clearly_above_floor(excess, noise_floor: float):
+    """excess > DEFICIENCY_FACTOR · noise floor: the student clearly fails to reach it (deficiency)."""
+    return excess > DEFICIENCY_FACTOR * noise_floor
+
+
+def achievability_row(quantity: str, max_abs_excess: float, paper: float, noise_floor: float,
+                      scope: str = "") -> dict:
+    """Comparison row for "excess ≈ 0": the claim and the value tolerance are both the floor tolerance."""
+    tolerance = FLOOR_TOLERANCE * noise_floor
+    return comparison_row(quantity, max_abs_excess, paper,
+                          f"achievability: |excess| ≤ {FLOOR_TOLERANCE:.0%} of the noise floor{scope}",
+                          bool(at_floor(max_abs_excess, noise_floor)), rtol=0.0, atol=tolerance)
+
+
+def deficiency_row(quantity: str, excess: float, paper: float, noise_floor: float, label: str = "deficiency",
+                   rtol: float = 0.25) -> dict:
+    """Comparison row for "excess far above the floor"."""
+    return comparison_row(quantity, excess, paper, f"{label}: excess > {DEFICIENCY_FACTOR} × the noise floor",
+                          bool(clearly_above_floor(excess, noise_floor)), rtol=rtol)
+
+
 def comparison_table(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("quantity")
 
