@@ -21,12 +21,12 @@ import time
 from pathlib import Path
 
 import torch
-
 from entropic.configs import AttentionGridConfig
-from entropic.models import QKStudents
 from entropic.results import provenance
-from entropic.tasks import make_attention_task
-from entropic.train import train
+
+from entropic.engine.models import QKStudents
+from entropic.engine.tasks import make_attention_task
+from entropic.engine.train import train
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 

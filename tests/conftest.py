@@ -1,35 +1,42 @@
-"""Shared fixtures. Integration fixtures execute the notebooks once per session into a temporary book."""
+"""Shared fixtures. The results store and the build folder of the whole test session live in a
+temporary folder (``ENTROPIC_RESULTS``, ``ENTROPIC_BUILD``, set before ``entropic`` is imported and
+inherited by notebook kernels), so tests never touch the working tree's results or pages."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from pathlib import Path
 
-import pandas as pd
-import pytest
+_SESSION = Path(tempfile.mkdtemp(prefix="entropic-tests-"))
+os.environ["ENTROPIC_RESULTS"] = str(_SESSION / "results")
+os.environ["ENTROPIC_BUILD"] = str(_SESSION / "book" / "build")
 
-from entropic import paths, sections
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from entropic import paths  # noqa: E402
+from entropic.pipeline import book  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def tiny_book(tmp_path_factory) -> Path:
-    """A temporary book root with every section executed at the ``tiny`` profile."""
-    root = tmp_path_factory.mktemp("book")
+def tiny_book() -> Path:
+    """A book root with every section of the table of contents rendered at the ``tiny`` profile."""
+    root = _SESSION / "book"
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(paths.ROOT / name, root / name)
-    shutil.copytree(paths.BOOK_SOURCES, root / "book")
-    out_dir = root / paths.EXECUTED.relative_to(paths.ROOT)
-    for name in sections.SECTIONS:
-        sections.execute(name, sections.resolve_params(name, "tiny"), "tiny", progress=False, out_dir=out_dir)
+    shutil.copytree(paths.BOOK_SOURCES, root / "book", dirs_exist_ok=True)
+    for name in book.toc_sections():
+        book.execute(name, "tiny", {}, log=lambda *_: None)
     return root
 
 
 @pytest.fixture(scope="session")
 def tiny_tables(tiny_book):
-    """Read a CSV table a tiny notebook wrote: ``tiny_tables("surrogate_table1")``."""
-    out_dir = tiny_book / paths.EXECUTED.relative_to(paths.ROOT)
+    """Read a table a tiny page wrote: ``tiny_tables("surrogate", "table1")``."""
 
-    def read(name: str, **kwargs) -> pd.DataFrame:
-        return pd.read_csv(out_dir / f"{name}.csv", **kwargs)
+    def read(section: str, name: str, **kwargs) -> pd.DataFrame:
+        return pd.read_csv(paths.TABLES / "tiny" / section / f"{name}.csv", **kwargs)
 
     return read

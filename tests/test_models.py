@@ -3,8 +3,8 @@ import math
 import pytest
 import torch
 
-from entropic import models, spectral
-from entropic.tasks import attention_scores, make_surrogate_task
+from entropic.engine import models, spectral
+from entropic.engine.tasks import attention_scores, make_surrogate_task
 
 T, D = 6, 5
 

@@ -1,82 +1,54 @@
-"""Integration: every section notebook executed by papermill at the ``tiny`` profile (see conftest),
-asserting on the tables the notebooks wrote, then the book built from them with warnings as errors."""
+"""Integration: every page of the table of contents rendered by papermill at the ``tiny`` profile (see
+conftest), asserting on the tables the pages wrote, then the book built with warnings as errors."""
 
 import json
 
 import pytest
 
-from entropic import paper, paths, results, sections
+from entropic import paths
+from entropic.pipeline import book, verdicts
 
 pytestmark = pytest.mark.integration
-VERDICTS = {results.REPRODUCED, results.CLAIM_HOLDS, results.NOT_REPRODUCED}
+SHOWN = ["paper says", "where", "paper value", "ours", "kind", "criterion", "claim holds", "value tolerance",
+         "value agrees", "rtol", "atol", "upper bound", "verdict"]
 
 
-def test_surrogate_notebook_produces_table_1_beside_the_paper(tiny_tables):
-    table = tiny_tables("surrogate_table1", index_col="quantity")
-    assert list(table.columns) == ["paper", "ours", "claim", "claim holds", "tolerance", "verdict"]
-    assert set(table["verdict"]) <= VERDICTS
-    assert table.loc["excess at r=1", "paper"] == paper.TABLE1["excess_r1"]
-    assert table.loc["noise floor σ²Td", "ours"] == pytest.approx(0.05**2 * 16 * 12)
-    # verdicts follow from the numbers, not from the text
+@pytest.mark.parametrize("section, name", [("surrogate", "table1"), ("ladder", "table2"),
+                                           ("attention_native", "table3")])
+def test_every_page_writes_its_table_beside_the_paper_with_verdicts_from_the_data(tiny_tables, section, name):
+    table = tiny_tables(section, name, index_col="quantity")
+    assert list(table.columns) == SHOWN
     for _, row in table.iterrows():
-        assert row["verdict"] == results.verdict(row["ours"], row["paper"], row["claim holds"],
-                                                 *_tolerance(row["tolerance"]))
-    # even at tiny sizes the deficiency is unmistakable and the rank-r* student sits at the floor
-    assert table.loc["excess at r=1", "claim holds"] and table.loc["excess at r=2", "claim holds"]
-    sweep = tiny_tables("surrogate_sweep")
+        assert row["criterion"] == verdicts.CRITERIA[row["kind"]]
+        claim = verdicts.Claim(row["paper says"], None if row["paper value"] != row["paper value"] else
+                               row["paper value"], "")
+        agrees = verdicts.value_agrees(row["ours"], claim, row["rtol"], row["atol"], bool(row["upper bound"]))
+        assert row["verdict"] == verdicts.verdict(bool(row["claim holds"]), agrees)
+
+
+def test_the_surrogate_page_shows_the_deficiency_and_the_floor(tiny_tables):
+    sweep = tiny_tables("surrogate", "sweep")
     excess = sweep.groupby("r")["excess"].mean()
     assert excess[1] > excess[2] > 100 * abs(excess[3])
+    assert set(sweep.columns) >= {"loss", "final_loss", "tail_median", "tail_max", "steps_run", "unstable"}
 
 
-def _tolerance(text):
-    # "±25%" or "±(0.0048 + 0%·|paper|)" back to (rtol, atol)
-    if text.startswith("±("):
-        atol, rtol = text[2:-1].split(" + ")
-        return float(rtol.split("%")[0]) / 100, float(atol)
-    return float(text[1:-1]) / 100, 0.0
+def test_executed_pages_record_their_parameters_and_show_the_injected_ones(tiny_book):
+    for name in book.toc_sections():
+        nb = json.loads((paths.EXECUTED / f"{name}.ipynb").read_text())
+        assert nb["metadata"]["entropic"]["profile"] == "tiny"
+        tags = [c["metadata"].get("tags", []) for c in nb["cells"]]
+        assert any("injected-parameters" in t for t in tags)
+        assert all("remove-cell" in t for t in tags if "parameters" in t)
 
 
-def test_executed_notebooks_record_their_parameters_and_fingerprint(tiny_book):
-    for name in sections.SECTIONS:
-        nb = json.loads((tiny_book / paths.EXECUTED.relative_to(paths.ROOT) / f"{name}.ipynb").read_text())
-        meta = nb["metadata"]["entropic"]
-        assert meta["profile"] == "tiny" and meta["params"] == sections.resolve_params(name, "tiny")
-        assert meta["fingerprint"] == sections.fingerprint(name, meta["params"])
-
-
-def test_the_book_builds_and_embeds_every_section_figure(tiny_book):
-    index = sections.build_book(root=tiny_book, log=lambda *_: None)
-    assert index.is_file()
-    for name, figures in (("surrogate", ["fig-surrogate-excess"]), ("ladder", ["fig-ladder-excess"]),
-                          ("attention_native", ["fig-attention-excess", "fig-attention-recovery"])):
+def test_the_book_builds_with_banner_configuration_table_and_figures(tiny_book):
+    index = book.build(root=tiny_book, log=lambda *_: None)
+    figures = {"surrogate": ["fig-surrogate-excess"], "ladder": ["fig-ladder-excess", "fig-ladder-sweep"],
+               "attention_native": ["fig-attention-excess", "fig-attention-recovery"]}
+    for name in book.toc_sections():
         page = (index.parent / "build" / "sections" / f"{name}.html").read_text()
-        for figure in figures:
+        for figure in figures.get(name, []):
             assert f'id="{figure}"' in page, (name, figure)
-        assert page.count("<img") >= len(figures)
-        assert "verdict" in page  # the comparison table is on the page
-
-
-def test_ladder_notebook_produces_table_2_with_verdicts_from_data(tiny_tables):
-    table = tiny_tables("ladder_table2", index_col="quantity")
-    assert list(table.index) == [f"{rung} excess at r=r*" for rung in ("B0", "B1", "B1c", "B2", "B3")]
-    assert table.loc["B1 excess at r=r*", "paper"] == paper.TABLE2_EXCESS["B1"]
-    for _, row in table.iterrows():
-        assert row["verdict"] == results.verdict(row["ours"], row["paper"], row["claim holds"],
-                                                 *_tolerance(row["tolerance"]))
-    runs = tiny_tables("ladder_runs")
-    at_r_star = runs.groupby("rung")["excess"].mean()
-    assert at_r_star["B0"] < 0.1 * at_r_star["B1"]  # B0 solves the task, B1 does not
-    b1c = runs[runs["rung"] == "B1c"]
-    assert (b1c["kernel_numerical_rank"] == 6).all()  # the control's kernel is full rank (d = 6)
-
-
-def test_attention_native_notebook_produces_table_3_with_verdicts_from_data(tiny_tables):
-    table = tiny_tables("attention_native_table3", index_col="quantity")
-    assert set(table["verdict"]) <= VERDICTS
-    for teacher in ("linear_qk", "softmax_qk"):
-        assert f"{teacher}: max |excess| at r ≥ r*" in table.index
-        assert f"{teacher}: max CV_seed of R_eff(K)" in table.index
-    grid = tiny_tables("attention_native_grid", index_col=[0, 1])
-    assert {"excess at r*−1", "excess at r*", "R_eff(K)", "R̃_eff(K*)", "CV_seed"} <= set(grid.columns)
-    sweep = tiny_tables("attention_native_sweep")
-    assert len(sweep) == 2 * 2 * (2 + 4)  # teachers × seeds × (ranks of r*=1 + ranks of r*=2)
+        assert "Shown: profile" in page and "differs from the paper" in page
+        assert "◀ differs" in page and "verdict" in page

@@ -1,97 +1,84 @@
-import json
+"""Each section's logic at tiny sizes: jobs, fit, compare, facts — through the results store."""
 
-import jupytext
+import pandas as pd
 import pytest
-from papermill.inspection import _infer_parameters
 
-from entropic import paths, sections
+from entropic import sections
+from entropic.pipeline import runner, verdicts
 
-
-def test_unknown_profile_fails_with_the_available_ones():
-    with pytest.raises(ValueError, match=r"unknown profile 'fast'.*quick"):
-        sections.load_profile("fast")
+INTERFACE = ("TITLE", "CLAIMS", "Config", "jobs", "fit", "compare", "facts")
 
 
-@pytest.mark.parametrize("profile", ["quick", "paper", "tiny"])
-def test_every_profile_is_valid_for_every_section(profile):
-    for name in sections.SECTIONS:
-        sections.resolve_params(name, profile)
+def test_the_registry_finds_every_section_module_and_each_has_the_interface():
+    assert {"surrogate", "ladder", "attention_native"} <= set(sections.names())
+    for name in sections.names():
+        module = sections.module(name)
+        assert all(hasattr(module, attr) for attr in INTERFACE), name
+        assert all(isinstance(c, verdicts.Claim) for c in module.CLAIMS.values())
 
 
-@pytest.mark.parametrize("name", sorted(sections.SECTIONS))
-def test_profiles_set_exactly_the_notebooks_parameters(name):
-    notebook = jupytext.read(paths.notebook_source(name))
-    for cell in notebook.cells:
-        cell.metadata.setdefault("tags", [])
-    declared = {p.name for p in _infer_parameters(notebook)} - {"progress"}
-    for profile in ("quick", "paper", "tiny"):
-        assert set(sections.load_profile(profile)[name]) == declared, profile
+def test_sections_never_import_each_other():
+    for name in sections.names():
+        source = (sections.module(name).__file__)
+        text = open(source).read()
+        assert all(f"sections.{other}" not in text and f"from .{other} " not in text
+                   for other in sections.names() if other != name), name
 
 
-def test_the_paper_profile_holds_the_papers_sizes():
-    surrogate = sections.load_profile("paper")["surrogate"]
-    assert (surrogate["T"], surrogate["d"], surrogate["r_star"], surrogate["n"]) == (16, 12, 3, 3000)
+@pytest.fixture(scope="module")
+def tiny():
+    return {name: runner.run(name, "tiny", progress=False) for name in ("surrogate", "ladder", "attention_native")}
 
 
-def test_overrides_are_parsed_as_literals():
-    assert sections.parse_overrides(["r_star=4", "seeds=[0, 1]", "spectrum=flat", "sigma=0.1"]) == {
-        "r_star": 4, "seeds": [0, 1], "spectrum": "flat", "sigma": 0.1}
-    with pytest.raises(ValueError, match="name=value"):
-        sections.parse_overrides(["r_star"])
+def _check_verdicts(table: pd.DataFrame):
+    """Every verdict follows from the claim and the value agreement, which follow from the numbers."""
+    for _, row in table.iterrows():
+        assert row["criterion"] == verdicts.CRITERIA[row["kind"]]
+        claim = verdicts.Claim(row["paper says"], None if pd.isna(row["paper value"]) else row["paper value"], "")
+        agrees = verdicts.value_agrees(row["ours"], claim, row["rtol"], row["atol"], row["upper bound"])
+        assert row["verdict"] == verdicts.verdict(row["claim holds"], agrees)
 
 
-@pytest.mark.parametrize("override, message", [
-    ({"r_star": 40}, "r_star"), ({"sigma": -1.0}, "sigma"), ({"rstar": 3}, "unknown parameter"),
-])
-def test_bad_overrides_fail_before_anything_runs(override, message):
-    with pytest.raises(ValueError, match=message):
-        sections.resolve_params("surrogate", "quick", override)
+def test_surrogate_deficiency_is_checked_at_every_rank_below_r_star(tiny):
+    table = sections.module("surrogate").compare(tiny["surrogate"])
+    _check_verdicts(table)
+    assert [q for q in table.index if q.startswith("excess at r =")] == ["excess at r = 1", "excess at r = 2"]
+    assert table.loc["excess at r = 1", "claim holds"] and table.loc["excess at r = 1", "paper says"] == "28.5"
+    sweep = tiny["surrogate"]["sweep"]
+    assert sweep.groupby("r")["excess"].mean()[1] > 100 * abs(sweep.groupby("r")["excess"].mean()[3])
 
 
-def test_unknown_section_is_rejected():
-    with pytest.raises(ValueError, match="unknown section"):
-        sections.section("appendix_z")
+def test_paper_numbers_appear_only_for_the_papers_setting():
+    custom = runner.run("surrogate", "tiny", {"r_star": 4}, progress=False)
+    table = sections.module("surrogate").compare(custom)
+    assert list(table.loc[[f"excess at r = {r}" for r in (1, 2, 3)], "paper says"]) == ["> floor (Theorem 1)"] * 3
+    assert table["paper value"].iloc[:3].isna().all()
+    facts = sections.module("surrogate").facts(custom)
+    assert "2.97" not in facts["recovery_text"] and "r\\* = 4" in facts["recovery_text"]
 
 
-def test_fingerprint_changes_with_parameters():
-    a = sections.fingerprint("surrogate", {"r_star": 3})
-    assert a == sections.fingerprint("surrogate", {"r_star": 3})
-    assert a != sections.fingerprint("surrogate", {"r_star": 4})
+def test_ladder_finds_the_break_at_b1_with_a_full_rank_control(tiny):
+    module = sections.module("ladder")
+    table = module.compare(tiny["ladder"])
+    _check_verdicts(table)
+    assert table["claim holds"].all()
+    facts = module.facts(tiny["ladder"])
+    assert facts["break"] == "B1" and facts["control_rank"] == 6  # d = 6 at the tiny profile
+    assert "**B1**" in facts["conclusion"] and "not** a rank constraint" in facts["conclusion"]
 
 
-def test_a_corrupt_executed_notebook_is_reported_by_name(tmp_path, monkeypatch):
-    monkeypatch.setattr(paths, "EXECUTED", tmp_path)
-    (tmp_path / "surrogate.ipynb").write_text("{not json")
-    with pytest.raises(ValueError, match=r"surrogate\.ipynb is corrupt"):
-        sections.stored_fingerprint("surrogate")
-    (tmp_path / "surrogate.ipynb").write_text(json.dumps({"metadata": {}}))
-    with pytest.raises(ValueError, match="corrupt"):
-        sections.stored_fingerprint("surrogate")
+def test_attention_native_grid_has_one_row_per_teacher_and_r_star(tiny):
+    module = sections.module("attention_native")
+    cells = module.grid(tiny["attention_native"])
+    assert list(cells.index) == [("linear_qk", 1), ("linear_qk", 2), ("softmax_qk", 1), ("softmax_qk", 2)]
+    assert (cells.loc[("softmax_qk", 2), "R̃_eff(K*)"] < 2)  # eq. (8): the teacher's own energy rank is below r*
+    table = module.compare(tiny["attention_native"])
+    _check_verdicts(table)
+    assert table.loc["softmax_qk: mean excess at r = r*−1", "claim holds"]
+    assert set(table["verdict"]) <= set(verdicts.VERDICTS)
 
 
-def test_cli_rejects_a_bad_parameter_with_a_message_and_exit_code_2(capsys):
-    from entropic.__main__ import main
-
-    assert main(["run", "surrogate", "r_star=99", "--no-book"]) == 2
-    assert "r_star" in capsys.readouterr().err
-    assert main(["book", "--profile", "nonexistent"]) == 2
-    assert "unknown profile" in capsys.readouterr().err
-
-
-@pytest.mark.integration
-def test_a_failing_section_keeps_the_last_good_result_and_saves_the_failed_notebook(tmp_path, monkeypatch):
-    notebooks, out = tmp_path / "notebooks", tmp_path / "out"
-    notebooks.mkdir()
-    out.mkdir()
-    (notebooks / "surrogate.md").write_text(
-        "---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
-        "kernelspec:\n  name: python3\n  display_name: Python 3\n  language: python\n---\n\n# Broken\n\n"
-        "```{code-cell} ipython3\n:tags: [parameters]\n\nr_star = 3  # rank\n```\n\n"
-        "```{code-cell} ipython3\nraise RuntimeError('boom')\n```\n")
-    monkeypatch.setattr(paths, "NOTEBOOKS", notebooks)
-    good = out / "surrogate.ipynb"
-    good.write_text("previous result")
-    with pytest.raises(RuntimeError, match="section 'surrogate' failed"):
-        sections.execute("surrogate", {"r_star": 3}, progress=False, out_dir=out)
-    assert good.read_text() == "previous result"
-    assert "boom" in (out / "surrogate.failed.ipynb").read_text()
+def test_facts_are_numbers_or_text_and_cover_the_prose(tiny):
+    for name, results in tiny.items():
+        facts = sections.module(name).facts(results)
+        assert all(isinstance(v, (int, float, str)) for v in facts.values()), name

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from entropic import spectral
+from entropic.engine import spectral
 
 MEASURES = [spectral.effective_rank, spectral.energy_effective_rank, spectral.stable_rank,
             spectral.participation_ratio]

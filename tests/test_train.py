@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import torch
 
-from entropic import models, train
-from entropic.tasks import make_attention_task, make_surrogate_task
+from entropic.engine import models, train
+from entropic.engine.tasks import make_attention_task, make_surrogate_task
 
 
 def test_rank_r_star_student_reaches_the_noise_floor_and_a_deficient_one_does_not():
@@ -72,3 +72,43 @@ def test_accumulating_over_sample_chunks_equals_one_full_batch():
     assert train.sample_chunk(models.SurrogateStudents([4], [1, 3], 6, 4), task.X[None], torch.device("cpu"), 200) < 90
     np.testing.assert_allclose(chunked.history, whole.history, rtol=1e-5)
     np.testing.assert_allclose(chunked.final_loss, whole.final_loss, rtol=1e-5)
+
+
+def test_the_converged_rule_stops_early_and_agrees_with_fixed_steps():
+    task = make_attention_task("linear_qk", 8, 6, 2, 64, 0.05, 0)
+    rule = train.StopRule("converged", window=50, rtol=1e-3)
+    fixed = train.train(models.QKStudents([0], [1, 2, 4], 8, 6), task.X, task.Y, 1500, progress=False)
+    early = train.train(models.QKStudents([0], [1, 2, 4], 8, 6), task.X, task.Y, 1500, progress=False, stop=rule)
+    assert (early.steps_run < 1500).any()
+    np.testing.assert_allclose(early.tail_min, fixed.tail_min, rtol=0.02)
+
+
+def test_students_that_leave_the_batch_keep_exactly_the_weights_they_would_have_alone():
+    task = make_surrogate_task(8, 6, 2, 80, 0.05, 2)
+    rule = train.StopRule("converged", window=30, rtol=1e-2)
+    batch = models.SurrogateStudents([2], [1, 2, 3], 8, 6)
+    batched = train.train(batch, task.X, task.Y, 400, progress=False, stop=rule)
+    for s, rank in enumerate([1, 2, 3]):
+        alone = models.SurrogateStudents([2], [rank], 8, 6)
+        looped = train.train(alone, task.X, task.Y, 400, progress=False, stop=rule)
+        assert looped.steps_run[0, 0] == batched.steps_run[0, s]
+        torch.testing.assert_close(batch.kernel()[0, s], alone.kernel()[0, 0], rtol=1e-3, atol=1e-4)
+        np.testing.assert_allclose(batched.tail_min[0, s], looped.tail_min[0, 0], rtol=1e-4)
+
+
+def test_a_spike_in_the_tail_flags_the_student_and_leaves_the_tail_minimum_alone():
+    history = np.array([3.0, 2.0, 1.0, 1.0, 5.0, 1.0])[:, None, None]
+    result = train._summarize(history, np.array([[1.0]]), np.array([[6]]), window=5)
+    assert result.tail_min[0, 0] == 1.0 and result.tail_max[0, 0] == 5.0
+    assert result.unstable[0, 0]
+
+
+@pytest.mark.parametrize("kwargs, message", [(dict(kind="early"), "stop"), (dict(window=1), "window"),
+                                             (dict(rtol=0), "tolerance")])
+def test_bad_stop_rules_raise(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        train.StopRule(**kwargs)
+
+
+def test_the_rank_sweep_runs_from_one_to_twice_r_star():
+    assert train.rank_sweep(3) == [1, 2, 3, 4, 5, 6]

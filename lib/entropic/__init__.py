@@ -1,10 +1,8 @@
 """entropic: an executable reproduction of "The Entropic Bound for Transformers".
 
-Modules, one role each: ``spectral`` (rank measures), ``tasks`` (teachers, data), ``models`` (batched
-students), ``train`` (the batched trainer), ``estimators`` (data-only predictors), one module per
-paper section (``surrogate``, ``ladder``, ``attention_native``), ``configs`` (validated parameters),
-``paper`` (the paper's reported numbers), ``results`` (verdicts, provenance), ``plots``,
-``sections`` (papermill and the book), ``paths``.
+Three layers, one folder each: ``engine`` (spectral measures, tasks, batched students, the trainer,
+estimators: knows no section), ``sections`` (one module per paper section) and ``pipeline`` (parameters,
+the results store, verdicts, figures, papermill and the book). ``paths`` says where everything lives.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -1,4 +1,9 @@
-"""Command line: ``python -m entropic book`` and ``python -m entropic run SECTION name=value …``."""
+"""Command line of the reproduction.
+
+  python -m entropic book [--profile P]              compute what the store lacks, render every page, build the book
+  python -m entropic run SECTION [name=value ...]    one section with other parameters, then the book
+  python -m entropic sections | profiles             what there is
+"""
 
 from __future__ import annotations
 
@@ -6,38 +11,72 @@ import argparse
 import subprocess
 import sys
 
-from . import sections
+DEFAULT_PROFILE = "quick"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m entropic", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--profile", default=DEFAULT_PROFILE, help="parameter profile (default: quick)")
+    common.add_argument("--force", action="store_true", help="recompute every job, even stored ones")
+    common.add_argument("--refresh", action="store_true",
+                        help="recompute stale jobs (computed by other code) instead of showing them flagged")
+    common.add_argument("--quiet", action="store_true", help="no progress bars")
+    book = sub.add_parser("book", parents=[common], help="every section at a profile, then the HTML book")
+    book.add_argument("--no-html", action="store_true", help="compute and render the pages, skip the HTML")
+    run = sub.add_parser("run", parents=[common], help="one section with parameter overrides, then the book")
+    run.add_argument("section")
+    run.add_argument("params", nargs="*", metavar="name=value", help="parameter overrides, e.g. r_star=4")
+    run.add_argument("--no-book", action="store_true", help="compute the results only")
+    sub.add_parser("sections", help="list the sections")
+    sub.add_parser("profiles", help="list the parameter profiles")
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m entropic", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    book = sub.add_parser("book", help="execute every section (where stale) and build the HTML book")
-    book.add_argument("--profile", default=sections.DEFAULT_PROFILE)
-    book.add_argument("--force", action="store_true", help="re-execute even up-to-date sections")
-    run = sub.add_parser("run", help="execute one section with new parameters, then rebuild the book")
-    run.add_argument("section", choices=sorted(sections.SECTIONS))
-    run.add_argument("params", nargs="*", metavar="name=value", help="parameter overrides")
-    run.add_argument("--profile", default=sections.DEFAULT_PROFILE)
-    run.add_argument("--no-book", action="store_true", help="only execute the notebook")
-    sub.add_parser("profiles", help="list the parameter profiles")
-    args = parser.parse_args(argv)
+    parser = _parser()
+    # name=value pairs may come before or after the options (the Makefile puts --profile first).
+    args, extra = parser.parse_known_args(argv)
+    stray = [item for item in extra if item.startswith("-") or "=" not in item or args.command != "run"]
+    if stray:
+        parser.error(f"unrecognized arguments: {' '.join(stray)}")
+    if args.command == "run":
+        args.params = [*args.params, *extra]
+    from . import sections
+    from .pipeline import book, config, runner
 
+    if args.command == "sections":
+        print("\n".join(sections.names()))
+        return 0
+    if args.command == "profiles":
+        print("\n".join(config.available_profiles()))
+        return 0
     try:
-        if args.command == "profiles":
-            print("\n".join(sections.available_profiles()))
+        names = book.toc_sections() if args.command == "book" else [args.section]
+        overrides = config.parse_overrides(args.params) if args.command == "run" else {}
+        for name in names:  # validate everything before any work starts
+            runner.plan(name, args.profile, overrides)
+        keep = False if args.refresh else None
+        for name in names:
+            result = runner.run(name, args.profile, overrides, force=args.force, keep_stale=keep,
+                                progress=not args.quiet)
+            print(f"[entropic] {name}: {len(result.entries)} jobs in results/{result.label}/{name} "
+                  f"({result.computed} computed now, {len(result.stale)} stale)")
+        if args.command == "run" and args.no_book:
             return 0
-        if args.command == "book":
-            sections.ensure_executed(args.profile, force=args.force)
-        else:
-            params = sections.resolve_params(args.section, args.profile, sections.parse_overrides(args.params))
-            print(f"[entropic] {args.section}: executing with {params}")
-            sections.execute(args.section, params, args.profile)
-            if args.no_book:
-                return 0
-            # The book needs every section: execute those never executed, at the profile's defaults.
-            sections.ensure_executed(args.profile, only_missing=True)
-        sections.build_book()
+        for name in book.toc_sections():
+            # The book shows every section: this one with the given parameters, the others at the profile.
+            book.execute(name, args.profile, overrides if name in names else {})
+        if not getattr(args, "no_html", False):
+            book.build()
+    except runner.Interrupted as stop:
+        print(f"\n{stop}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("\ninterrupted; every finished job is stored: run the same command again to resume", file=sys.stderr)
+        return 130
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -75,6 +75,14 @@ class BatchedStudents(nn.Module):
         for name, tensor in tensors.items():
             self.register_parameter(name, nn.Parameter(tensor))
 
+    def select(self, groups: Sequence[int], students: Sequence[int]) -> None:
+        """Keep only the listed groups and students in the bookkeeping (the trainer slices the
+        parameters themselves when converged students leave the batch)."""
+        self.seeds = [self.seeds[g] for g in groups]
+        self.ranks = [self.ranks[s] for s in students]
+        self.G, self.S = len(self.seeds), len(self.ranks)
+        self.mask = self.mask[:, list(students)]
+
     def kernel(self) -> torch.Tensor:
         """The static operator whose rank is constrained: (G, S, ·, ·)."""
         raise NotImplementedError

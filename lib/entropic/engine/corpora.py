@@ -1,0 +1,375 @@
+"""The six char-level corpora of Appendix B (real-corpus diagnostics), with provenance.
+
+Sources, tried in this order for each corpus ``name``:
+
+1. ``user_dir``: a directory the caller names (argument, or the environment variable
+   ``ENTROPIC_CORPORA``) holding ``<name>.txt``;
+2. ``shared``: the project's shared folder ``<project root>/../shared/corpora/``, real texts pinned by
+   sha256 in its ``SOURCES.md`` (the pins are copied into :data:`PINS`);
+3. ``download``: a copy cached earlier by :func:`download_corpus`, or, only when ``download=True``, a
+   fresh download: from ``base_url`` (a mirror of the shared folder: ``<base_url>/<name>.txt``) or from
+   the corpus's public origin where that origin is the pinned file itself (shakespeare). The sha256
+   must match the pin, else ``ValueError`` naming the file;
+4. ``substitute``: machine-local real text, labelled as such (python: the running Python's standard
+   library; linux: kernel UAPI headers ``/usr/include/linux/*.h``; json: Debian ``iso-codes`` JSON;
+   music: music21's ABC corpus when music21 is installed). english and shakespeare have none.
+
+``ENTROPIC_SHARED_CORPORA`` (or ``shared_dir=``) replaces the shared folder; ``ENTROPIC_CACHE`` the
+cache root. Nothing is ever synthesized. A corpus found nowhere raises :class:`CorpusUnavailable` (a
+``ValueError``) that says where the file was looked for and where to put it.
+
+Used by the real-corpus diagnostics section (Appendix B).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sysconfig
+import urllib.request
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "CORPUS_NAMES", "PINS", "Corpus", "CorpusUnavailable", "Pin", "Provenance", "build_vocab",
+    "decode", "default_cache_dir", "download_corpus", "encode", "load_corpora", "load_corpus",
+    "read_text_file", "shared_corpora_dir", "split", "substitute_text",
+]
+
+CORPUS_NAMES = ("english", "shakespeare", "python", "linux", "json", "music")
+SUBSTITUTE_CHARS = 1_000_000  # a substitute is cut to about the size of the pinned texts
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One row of ``shared/corpora/SOURCES.md``: the pinned file and where it came from."""
+
+    sha256: str
+    bytes: int
+    origin: str
+    verbatim_url: str | None = None  # a public URL serving exactly the pinned bytes, where one exists
+
+
+PINS: dict[str, Pin] = {
+    "english": Pin("dfc684d4f857fa938268f9ab9c5567b64bd0691251eca959644adeabe6287a4d", 684768,
+                   "GitHub GITenberg/Pride-and-Prejudice_1342@81db45c9 1342.txt, Gutenberg boilerplate removed"),
+    "shakespeare": Pin("86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed", 1115394,
+                       "GitHub karpathy/char-rnn@6f9487a6 data/tinyshakespeare/input.txt (verbatim)",
+                       "https://raw.githubusercontent.com/karpathy/char-rnn/6f9487a6fe5b420b7ca9afb0d7c078e37c1d1b4e"
+                       "/data/tinyshakespeare/input.txt"),
+    "python": Pin("cbf913c1549b7e7f6ba86f19292b719b2b40c53b3195cc7f6bcad6cd572c3953", 1027601,
+                  "Debian 12 libpython3.11-stdlib 3.11.2-6+deb12u6, 23 whole modules"),
+    "linux": Pin("bfad17f77cfb8ab8a295b55cc0091ba25212df3fd25ad5146a0a4261bb043649", 1004488,
+                 "Debian 12 linux-source-6.1 6.1.192-3, kernel/*.c|h, 54 whole files"),
+    "json": Pin("cbde92da0c78a5706480ba6ab589d9554ecbe30ac06289c3436c205e4d227320", 1000767,
+                "GitHub dariusk/corpora@cf30ca27 data/**/*.json, 162 whole ASCII files"),
+    "music": Pin("9951a8f9849786b561b23bacec4a58d5d943a097912267a04dda02b8fbb9d57d", 1000416,
+                 "GitHub jukedeck/nottingham-dataset@0992bb6c ABC_original + music21 10.5.1 oneills1850"),
+}
+
+
+class CorpusUnavailable(ValueError):
+    """No source holds the corpus; the message lists every place tried and where to put the file."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a corpus's text came from.
+
+    Attributes
+    ----------
+    source : ``"user_dir"``, ``"shared"``, ``"download"`` or ``"substitute"``.
+    location : the file, directory or URL read.
+    bytes : size of the whole text read (before ``max_chars``).
+    sha256 : sha256 of those bytes (UTF-8 encoded).
+    pinned_sha256 : the pin of ``SOURCES.md`` for this corpus.
+    matches_pin : whether ``sha256 == pinned_sha256`` (always False for a substitute).
+    note : a human-readable label (for a substitute: what it stands in for).
+    """
+
+    source: str
+    location: str
+    bytes: int
+    sha256: str
+    pinned_sha256: str
+    matches_pin: bool
+    note: str = ""
+
+
+@dataclass
+class Corpus:
+    """One char-level corpus.
+
+    Attributes
+    ----------
+    name : one of :data:`CORPUS_NAMES`.
+    text : the characters used (a prefix of the source text when ``max_chars`` was given).
+    vocab : the sorted distinct characters of ``text``; token id i is ``vocab[i]``.
+    tokens : (T,) int64 token ids of ``text``.
+    provenance : where the text came from.
+    """
+
+    name: str
+    text: str
+    vocab: tuple[str, ...]
+    tokens: np.ndarray = field(repr=False)
+    provenance: Provenance
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocab)
+
+    def split(self, val_fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+        """(train, validation) token arrays; see :func:`split`."""
+        return split(self.tokens, val_fraction)
+
+
+def build_vocab(text: str) -> tuple[str, ...]:
+    """Sorted distinct characters of ``text`` (the per-corpus char vocabulary)."""
+    if not text:
+        raise ValueError("cannot build a vocabulary from an empty text")
+    return tuple(sorted(set(text)))
+
+
+def encode(text: str, vocab: Sequence[str]) -> np.ndarray:
+    """Token ids (T,) int64 of ``text`` under ``vocab``; a character outside it raises ValueError."""
+    index = {c: i for i, c in enumerate(vocab)}
+    try:
+        return np.fromiter((index[c] for c in text), dtype=np.int64, count=len(text))
+    except KeyError as err:
+        raise ValueError(f"character {err.args[0]!r} is not in the vocabulary") from None
+
+
+def decode(tokens, vocab: Sequence[str]) -> str:
+    """Inverse of :func:`encode`."""
+    return "".join(vocab[int(i)] for i in np.asarray(tokens).ravel())
+
+
+def split(tokens, val_fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
+    """Deterministic split: the first ``1 - val_fraction`` of the stream trains, the rest validates.
+
+    A contiguous tail (not a random subset) keeps validation windows unseen by any training window.
+
+    Parameters
+    ----------
+    tokens : (T,) token ids.
+    val_fraction : in (0, 1); both parts must be non-empty.
+    """
+    tokens = np.asarray(tokens)
+    if tokens.ndim != 1:
+        raise ValueError(f"tokens must be one-dimensional, got shape {tokens.shape}")
+    if not 0 < val_fraction < 1:
+        raise ValueError(f"val_fraction must lie in (0, 1), got {val_fraction}")
+    cut = round(len(tokens) * (1 - val_fraction))
+    if cut <= 0 or cut >= len(tokens):
+        raise ValueError(f"a split of {len(tokens)} tokens at val_fraction={val_fraction} leaves a part empty")
+    return tokens[:cut], tokens[cut:]
+
+
+def _check_text(data: bytes, where: str) -> str:
+    if not data:
+        raise ValueError(f"corpus file {where} is empty")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ValueError(f"corpus file {where} is not UTF-8 text (binary?): {err}") from None
+    if "\x00" in text:
+        raise ValueError(f"corpus file {where} holds NUL bytes: binary, not text")
+    return text
+
+
+def read_text_file(path: str | os.PathLike) -> str:
+    """Read a UTF-8 text file; a missing, empty or binary file raises ValueError naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"corpus file {path} does not exist")
+    return _check_text(path.read_bytes(), str(path))
+
+
+def shared_corpora_dir() -> Path:
+    """``<project root>/../shared/corpora`` (project root = three levels above ``lib/entropic/engine``)."""
+    return Path(__file__).resolve().parents[3].parent / "shared" / "corpora"
+
+
+def default_cache_dir() -> Path:
+    """``$ENTROPIC_CACHE/corpora``, else ``$XDG_CACHE_HOME/entropic/corpora``, else ``~/.cache/entropic/corpora``."""
+    if os.environ.get("ENTROPIC_CACHE"):
+        return Path(os.environ["ENTROPIC_CACHE"]) / "corpora"
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "entropic" / "corpora"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _check_name(name: str) -> Pin:
+    if name not in PINS:
+        raise ValueError(f"unknown corpus {name!r}; expected one of {CORPUS_NAMES}")
+    return PINS[name]
+
+
+def download_corpus(name: str, cache_dir: str | os.PathLike | None = None, base_url: str | None = None,
+                    opener: Callable = urllib.request.urlopen, timeout: float = 60.0) -> Path:
+    """Fetch a pinned corpus file, check its sha256 and cache it; returns the cached path.
+
+    Parameters
+    ----------
+    name : corpus name.
+    cache_dir : where to cache (default :func:`default_cache_dir`).
+    base_url : a mirror of the shared folder serving ``<base_url>/<name>.txt``; without one, the
+        corpus's public origin is used where it serves the pinned bytes verbatim (shakespeare only;
+        the other five pinned files were assembled from many source files, see ``SOURCES.md``).
+    opener : ``urlopen``-like callable (injectable for tests).
+
+    Raises
+    ------
+    CorpusUnavailable : no URL serves this corpus verbatim.
+    ValueError : the fetched bytes are empty, binary, or do not match the pinned sha256.
+    """
+    pin = _check_name(name)
+    url = f"{base_url.rstrip('/')}/{name}.txt" if base_url else pin.verbatim_url
+    if url is None:
+        raise CorpusUnavailable(f"corpus {name!r}: no public URL serves the pinned file verbatim (it was "
+                                f"assembled from {pin.origin}); pass base_url= a mirror of shared/corpora")
+    with opener(url, timeout=timeout) as response:
+        data = response.read()
+    target = Path(cache_dir or default_cache_dir()) / f"{name}.txt"
+    text = _check_text(data, f"{target.name} from {url}")
+    digest = _sha256(text)
+    if digest != pin.sha256:
+        raise ValueError(f"corpus file {name}.txt from {url} has sha256 {digest}, expected the pinned {pin.sha256}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_suffix(".part")
+    partial.write_bytes(data)
+    partial.replace(target)  # atomic: a half-written file never looks cached
+    return target
+
+
+def _substitute_files(name: str) -> tuple[list[Path], Path | None, str]:
+    if name == "python":
+        root = Path(sysconfig.get_paths()["stdlib"])
+        return sorted(root.glob("*.py")), root, "the running Python's standard library"
+    if name == "linux":
+        root = Path("/usr/include/linux")
+        return sorted(root.glob("*.h")), root, "kernel UAPI headers (Debian linux-libc-dev)"
+    if name == "json":
+        root = Path("/usr/share/iso-codes/json")
+        return sorted(root.glob("*.json")), root, "Debian iso-codes JSON"
+    if name == "music":
+        spec = importlib.util.find_spec("music21")
+        if spec is None or not spec.submodule_search_locations:
+            return [], None, "music21 ABC corpus (music21 not installed)"
+        root = Path(next(iter(spec.submodule_search_locations))) / "corpus"
+        return sorted(root.rglob("*.abc")), root, "music21 ABC corpus"
+    return [], None, "none: no machine-local text stands in for this corpus"
+
+
+def substitute_text(name: str, max_chars: int = SUBSTITUTE_CHARS) -> tuple[str, str, str] | None:
+    """Machine-local real text standing in for corpus ``name``, or None where there is none.
+
+    Whole files of a sorted listing are joined by one newline until the total reaches ``max_chars``
+    (files that are not UTF-8 are skipped). Returns ``(text, location, note)``.
+    """
+    _check_name(name)
+    files, root, label = _substitute_files(name)
+    parts, total = [], 0
+    for path in files:
+        try:
+            part = _check_text(path.read_bytes(), str(path))
+        except (ValueError, OSError):
+            continue
+        parts.append(part)
+        total += len(part) + 1
+        if total >= max_chars:
+            break
+    if not parts:
+        return None
+    return "\n".join(parts), str(root), f"substitute for {name}: {label}, {len(parts)} files"
+
+
+def _candidates(name: str, user_dir, cache_dir) -> list[tuple[str, Path]]:
+    out = []
+    user_dir = user_dir if user_dir is not None else os.environ.get("ENTROPIC_CORPORA") or None
+    if user_dir is not None:
+        if not Path(user_dir).is_dir():
+            raise ValueError(f"corpus directory {user_dir} does not exist")
+        out.append(("user_dir", Path(user_dir) / f"{name}.txt"))
+    out.append(("shared", Path(os.environ.get("ENTROPIC_SHARED_CORPORA") or shared_corpora_dir()) / f"{name}.txt"))
+    out.append(("download", Path(cache_dir or default_cache_dir()) / f"{name}.txt"))
+    return out
+
+
+def load_corpus(name: str, *, user_dir: str | os.PathLike | None = None, max_chars: int | None = None,
+                download: bool = False, base_url: str | None = None, cache_dir: str | os.PathLike | None = None,
+                substitute: bool = True, require_pinned: bool = False, opener: Callable = urllib.request.urlopen,
+                shared_dir: str | os.PathLike | None = None) -> Corpus:
+    """Load one corpus from the first source that holds it (see the module docstring).
+
+    Parameters
+    ----------
+    name : one of :data:`CORPUS_NAMES`.
+    user_dir : directory with ``<name>.txt`` (default: ``$ENTROPIC_CORPORA``, if set).
+    max_chars : use only this many leading characters (a deterministic prefix), for quick runs.
+    download : allow a network download when no local source holds the file (never implicit).
+    base_url, cache_dir, opener : passed to :func:`download_corpus`.
+    substitute : allow a machine-local labelled substitute as the last resort.
+    require_pinned : raise ValueError unless the text read matches the pinned sha256.
+    shared_dir : stands in for the shared folder (default :func:`shared_corpora_dir`).
+
+    Returns
+    -------
+    Corpus, with ``vocab``/``tokens`` built from the characters used.
+    """
+    pin = _check_name(name)
+    if max_chars is not None and max_chars < 2:
+        raise ValueError(f"max_chars must be at least 2, got {max_chars}")
+    candidates = _candidates(name, user_dir, cache_dir)
+    if shared_dir is not None:
+        candidates = [(k, Path(shared_dir) / f"{name}.txt" if k == "shared" else p) for k, p in candidates]
+    found = None
+    for kind, path in candidates:
+        if path.is_file():
+            found = kind, str(path), read_text_file(path), ""
+            break
+    if found is None and download:
+        path = download_corpus(name, cache_dir, base_url, opener)
+        found = "download", str(path), read_text_file(path), "downloaded"
+    if found is None and substitute and (sub := substitute_text(name)) is not None:
+        found = "substitute", sub[1], sub[0], sub[2]
+    if found is None:
+        tried = ", ".join(str(p) for _, p in candidates)
+        raise CorpusUnavailable(
+            f"corpus {name!r} not found (looked at {tried}; download={download}; no offline substitute"
+            f"{'' if substitute else ' allowed'}). Put the file from {pin.origin} (sha256 {pin.sha256}) "
+            f"at {candidates[-2][1]} or in a directory named by ENTROPIC_CORPORA.")
+    kind, location, text, note = found
+    digest = _sha256(text)
+    matches = digest == pin.sha256 and kind != "substitute"
+    if require_pinned and not matches:
+        raise ValueError(f"corpus file {location} has sha256 {digest}, not the pinned {pin.sha256}")
+    used = text if max_chars is None else text[:max_chars]
+    vocab = build_vocab(used)
+    provenance = Provenance(kind, location, len(text.encode("utf-8")), digest, pin.sha256, matches, note)
+    return Corpus(name, used, vocab, encode(used, vocab), provenance)
+
+
+def load_corpora(names: Sequence[str] = CORPUS_NAMES, **kwargs) -> tuple[dict[str, Corpus], list[tuple[str, str]]]:
+    """Load several corpora; those found nowhere are reported, not raised.
+
+    Returns
+    -------
+    loaded : name → Corpus, in the order of ``names``.
+    missing : (name, human-readable reason) for each corpus no source holds.
+    """
+    loaded, missing = {}, []
+    for name in names:
+        try:
+            loaded[name] = load_corpus(name, **kwargs)
+        except CorpusUnavailable as err:
+            missing.append((name, str(err)))
+    return loaded, missing

@@ -1,0 +1,42 @@
+"""The teacher–student protocol of App. C as one call: draw a task, train a batch of students on it,
+return one row of numbers per student.
+
+Used by the sections that train attention students on attention-native teachers (§6 Table 3 and the
+App. D ablation). Knows nothing of sections or stores: it returns plain dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import spectral
+from .models import QKStudents
+from .tasks import make_attention_task
+from .train import StopRule, train
+
+
+def attention_rows(teacher: str, T: int, d: int, r_star: int, n: int, sigma: float, seed: int, spectrum: str,
+                   ranks: Sequence[int], steps: int, lr: float, stop: str = "fixed", init_scale: float = 1.0,
+                   measure_kernels: bool = False) -> list[dict]:
+    """Train QK students of the given ranks on one attention-native task (eq. 9) and describe each.
+
+    Every row holds the task's coordinates (teacher, spectrum, r_star, seed, noise_floor), the student's
+    rank ``r``, its training numbers (``TrainResult.student``: ``loss`` is the tail minimum) and
+    ``excess = loss − σ²Td``; with ``measure_kernels`` also the effective rank (eq. 1) and energy effective
+    rank (eq. 2) of the learned kernel K = W_Q W_Kᵀ and of the teacher's K*.
+    """
+    task = make_attention_task(teacher, T, d, r_star, n, sigma, seed, spectrum)
+    students = QKStudents([seed], list(ranks), T, d, init_scale=init_scale, softmax=teacher == "softmax_qk")
+    result = train(students, task.X, task.Y, steps, lr, progress=False, stop=StopRule(stop))
+    cell = {"teacher": teacher, "spectrum": spectrum, "r_star": r_star, "seed": seed,
+            "noise_floor": task.noise_floor}
+    rows = [{**cell, "r": r, **result.student(0, s), "excess": result.student(0, s)["loss"] - task.noise_floor}
+            for s, r in enumerate(ranks)]
+    if measure_kernels:
+        kernels, K_star = students.kernel().detach().cpu()[0], task.operator
+        for s, row in enumerate(rows):
+            row.update({"effective_rank": float(spectral.effective_rank(kernels[s])),
+                        "energy_effective_rank": float(spectral.energy_effective_rank(kernels[s])),
+                        "teacher_effective_rank": float(spectral.effective_rank(K_star)),
+                        "teacher_energy_effective_rank": float(spectral.energy_effective_rank(K_star))})
+    return rows

@@ -1,0 +1,116 @@
+"""Execute section notebooks with papermill and assemble the Jupyter Book.
+
+A section notebook's ``parameters`` cell holds ``profile`` and ``overrides``; papermill injects them,
+and the notebook reads its results through ``runner.run`` (which computes nothing when the store is
+complete). The executed notebook goes to ``build/sections/<section>.ipynb``, the page the book shows,
+with a fingerprint of what it was made from: its source, the non-engine library code (sections,
+figures, verdicts, …), its parameters and the stored entries it read. An unchanged fingerprint skips
+execution; a notebook that fails keeps the last good page and is written beside it as
+``<section>.failed.ipynb``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .. import paths
+from . import runner
+
+TOC_FOLDER = "build/sections"  # where _toc.yml expects the executed section pages, relative to the book root
+
+
+def fingerprint(section: str, profile: str, overrides: dict) -> str:
+    _, _, jobs = runner.plan(section, profile, overrides)
+    digest = hashlib.sha256(paths.notebook_source(section).read_bytes())
+    for path in sorted(paths.PACKAGE.rglob("*.py")):
+        if paths.ENGINE not in path.parents:  # engine edits reach the page through the entries' keys
+            digest.update(path.read_bytes())
+    digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
+    shelf = runner.store.Store(runner.label_of(profile, overrides), section)
+    for job in jobs:
+        path = shelf.path(job)
+        digest.update(path.read_bytes() if path.exists() else b"missing")
+    return digest.hexdigest()[:16]
+
+
+def stored_fingerprint(path: Path) -> str | None:
+    """The fingerprint an executed notebook records; None if there is no notebook. A file that is not
+    an executed notebook of this project raises ``ValueError`` naming it."""
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())["metadata"]["entropic"]["fingerprint"]
+    except (json.JSONDecodeError, KeyError, TypeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is corrupt or was not written by this project ({error!r}); "
+                         f"delete it to re-execute the section") from error
+
+
+def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = None, force: bool = False,
+            log=print) -> Path:
+    """Execute one section notebook into ``out_dir`` (default ``build/sections``) unless its page is current."""
+    import jupytext
+    import nbformat
+    import papermill
+
+    out_dir = out_dir or paths.EXECUTED
+    target = out_dir / f"{section}.ipynb"
+    if not force and stored_fingerprint(target) == fingerprint(section, profile, overrides):
+        log(f"[entropic] {section}: page is current ({target.relative_to(out_dir.parent)})")
+        return target
+    out_dir.mkdir(parents=True, exist_ok=True)
+    notebook = jupytext.read(paths.notebook_source(section))
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    staged_input, staged_output = out_dir / f"{section}.input.ipynb", out_dir / f"{section}.running.ipynb"
+    nbformat.write(notebook, staged_input)
+    log(f"[entropic] {section}: rendering the page")
+    try:
+        papermill.execute_notebook(staged_input, staged_output, kernel_name="python3", progress_bar=False,
+                                   parameters={"profile": profile, "overrides": overrides}, cwd=str(out_dir))
+    except Exception as error:
+        failed = out_dir / f"{section}.failed.ipynb"
+        if staged_output.exists():
+            staged_output.replace(failed)
+        raise RuntimeError(f"section {section!r} failed; the executed notebook is at {failed}") from error
+    finally:
+        staged_input.unlink(missing_ok=True)
+    executed = nbformat.read(staged_output, as_version=4)
+    for cell in executed.cells:  # the page shows the parameters papermill injected, not the defaults
+        tags = cell.metadata.setdefault("tags", [])
+        if "parameters" in tags:
+            tags.append("remove-cell")
+    # Stamped after the run: the entries the page read exist now, even those it had to compute.
+    executed.metadata["entropic"] = {"section": section, "profile": profile, "overrides": overrides,
+                                     "fingerprint": fingerprint(section, profile, overrides)}
+    nbformat.write(executed, staged_output)
+    staged_output.replace(target)
+    return target
+
+
+def toc_sections(root: Path = paths.ROOT) -> list[str]:
+    """The sections the book shows, in the order of ``_toc.yml``."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    files = [c["file"] for c in toc.get("chapters", [])]
+    return [f.removeprefix(TOC_FOLDER + "/") for f in files if f.startswith(TOC_FOLDER + "/")]
+
+
+def build(root: Path = paths.ROOT, log=print) -> Path:
+    """Build the HTML book under ``root`` with Jupyter Book 1, warnings as errors; returns index.html."""
+    executed = root / TOC_FOLDER
+    missing = [n for n in toc_sections(root) if not (executed / f"{n}.ipynb").exists()]
+    if missing:
+        raise RuntimeError(f"sections not executed yet: {missing}; run `make book` first")
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    command = [str(jupyter_book if jupyter_book.exists() else shutil.which("jupyter-book")),
+               "build", str(root), "--warningiserror", "--keep-going", "--quiet"]
+    log("[entropic] building the book")
+    subprocess.run(command, check=True, cwd=root)
+    index = root / paths.HTML.relative_to(paths.ROOT) / "index.html"
+    log(f"[entropic] the book is at {index}")
+    return index

@@ -1,0 +1,194 @@
+"""Run a section: resolve its configuration, compute the jobs the store lacks, and read its tables.
+
+``run(section, profile, overrides)`` is the one entry point used by the command line and by every
+notebook. Results land under ``results/<label>/<section>/``: ``label`` is the profile's name, or
+``custom`` when overrides are given (custom runs keep their own place and never overwrite a
+profile's). A job is computed when it is missing, when its entry is corrupt (reported, then
+recomputed), when its version key differs from the code's (unless stale entries are kept, the
+default for the committed ``paper`` profile: then they are listed and shown with a note), or with
+``force``. Each job is stored as soon as it finishes, so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import pandas as pd
+from tqdm import tqdm
+
+from .. import paths, sections
+from . import config, store
+
+COMMITTED = ("paper",)  # profiles whose results are committed: stale entries are kept and flagged
+
+
+class Interrupted(RuntimeError):
+    """Ctrl-C during a run: what was stored, and how to resume."""
+
+
+@dataclass
+class Results:
+    """A section's results as the notebook sees them.
+
+    tables : one DataFrame per table name, the rows of every job concatenated.
+    stale : ids of jobs whose entries were computed by other code (their version key differs).
+    """
+
+    section: str
+    profile: str
+    overrides: dict
+    label: str
+    cfg: config.SectionConfig
+    key: str
+    tables: dict[str, pd.DataFrame]
+    entries: list[store.Entry]
+    stale: list[str] = field(default_factory=list)
+    computed: int = 0
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return self.tables[name]
+
+    def provenance(self) -> pd.DataFrame:
+        """One row per distinct (device, torch, stop rule, commit, key): how many jobs, when, how long."""
+        rows = [{**{k: e.provenance.get(k) for k in ("device", "torch", "stop", "commit")}, "key": e.key,
+                 "date": e.provenance.get("date"), "seconds": e.provenance.get("seconds", 0.0)}
+                for e in self.entries]
+        frame = pd.DataFrame(rows)
+        return (frame.groupby(["device", "torch", "stop", "commit", "key"], dropna=False)
+                .agg(jobs=("date", "size"), first=("date", "min"), last=("date", "max"),
+                     seconds=("seconds", "sum")).reset_index())
+
+    def banner(self) -> str:
+        """One line: the profile (or custom parameters), how far it is from the paper's sizes, the stop
+        rule; and a warning when stale entries are shown."""
+        differs = self.cfg.differences()
+        distance = ", ".join(f"{k} = {_short(v)} (paper {_short(p)})" for k, (v, p) in differs.items())
+        what = (f"custom parameters `{_overrides(self.overrides)}` over profile `{self.profile}`"
+                if self.overrides else f"profile `{self.profile}`")
+        line = (f"**Shown: {what}.** " + (f"It differs from the paper in {distance}." if differs
+                                          else "These are exactly the paper's parameters."))
+        stop = getattr(self.cfg, "stop", None)
+        if stop:
+            line += f" Training stop rule: **{stop}**" + (
+                " (the paper's fixed step counts)." if stop == "fixed" else
+                " (a student stops once its loss has settled, capped at the paper's step counts).")
+        if self.stale:
+            keys = sorted({e.key for e in self.entries} - {self.key})
+            commits = sorted({e.provenance.get("commit", "?") for e in self.entries if e.key != self.key})
+            line += (f"\n\n```{{warning}}\n{len(self.stale)} of {len(self.entries)} jobs shown here were computed "
+                     f"by an earlier version of the code (version key {', '.join(keys)}, commit "
+                     f"{', '.join(commits)}; current key {self.key}). Their numbers are shown as they were "
+                     f"stored, not as current. Recompute them with `python -m entropic run {self.section} "
+                     f"--profile {self.profile} --refresh`.\n```")
+        return line
+
+    def save(self, **frames: pd.DataFrame) -> None:
+        """Write tables as CSV under ``build/tables/<label>/<section>/`` for readers and tests."""
+        folder = paths.TABLES / self.label / self.section
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, frame in frames.items():
+            frame.to_csv(folder / f"{name}.csv")
+
+
+def _short(value) -> str:
+    return f"[{', '.join(map(str, value))}]" if isinstance(value, tuple) else str(value)
+
+
+def _overrides(overrides: dict) -> str:
+    return " ".join(f"{k}={v!r}".replace(" ", "").replace("'", "") for k, v in overrides.items())
+
+
+def _shown_path(path):
+    return path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path
+
+
+def label_of(profile: str, overrides: dict | None) -> str:
+    return "custom" if overrides else profile
+
+
+def plan(section: str, profile: str, overrides: dict | None = None):
+    """Validate before any work: the section module, its resolved Config, its jobs."""
+    module = sections.module(section)
+    cfg = config.resolve(module.Config, section, profile, overrides)
+    return module, cfg, module.jobs(cfg)
+
+
+def run(section: str, profile: str = "quick", overrides: dict | None = None, *, force: bool = False,
+        keep_stale: bool | None = None, compute: bool = True, progress: bool = True, log=print) -> Results:
+    """Compute what the store lacks for one section and return its results (see the module docstring).
+
+    ``compute=False`` only reads: a missing job is then an error naming it.
+    """
+    overrides = dict(overrides or {})
+    module, cfg, jobs = plan(section, profile, overrides)
+    label = label_of(profile, overrides)
+    keep_stale = label in COMMITTED if keep_stale is None else keep_stale
+    shelf, key = store.Store(label, section), store.version_key(module)
+    entries, stale, computed = [], [], 0
+    bar = tqdm(jobs, desc=f"{section} ({label})", disable=not progress, leave=False, unit="job")
+    try:
+        for job in bar:
+            try:
+                entry = shelf.load(job)
+            except store.CorruptEntry as error:
+                log(f"[entropic] {error}: recomputing it")
+                entry = None
+            fresh = entry is not None and entry.key == key
+            if entry is not None and not force and (fresh or keep_stale):
+                if not fresh:
+                    stale.append(job.id)
+                entries.append(entry)
+                continue
+            if not compute:
+                raise RuntimeError(f"{section}: job {job.id} is not in {shelf.folder}; run the section first")
+            bar.set_postfix_str(job.name)
+            start = time.perf_counter()
+            tables = module.fit(job)
+            device = _device_name()
+            shelf.save(job, key, tables, store.provenance(device, time.perf_counter() - start,
+                                                          job.params.get("stop")))
+            entries.append(shelf.load(job))
+            computed += 1
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted: {section} has {len(entries)} of {len(jobs)} jobs stored in "
+                          f"{_shown_path(shelf.folder)}; run the same command again to resume") from None
+    finally:
+        bar.close()
+    if stale:
+        log(f"[entropic] {section}: {len(stale)} stale job(s) kept and flagged (computed by other code): "
+            + ", ".join(stale[:5]) + (" …" if len(stale) > 5 else ""))
+    tables = {}
+    for name in sorted({t for e in entries for t in e.tables}):
+        tables[name] = pd.DataFrame([r for e in entries for r in e.tables.get(name, [])])
+    return Results(section, profile, overrides, label, cfg, key, tables, entries, stale, computed)
+
+
+def _device_name() -> str:
+    import platform
+
+    import torch
+
+    if torch.cuda.is_available():
+        return torch.cuda.get_device_name()
+    return f"CPU ({platform.processor() or platform.machine()})"
+
+
+def glue_facts(section: str, facts: dict) -> None:
+    """Glue every fact of a section for its page's prose, named ``<section>_<fact>``; text facts are
+    Markdown (use ``{glue:md}``), numbers are numbers (use ``{glue:text}`` with a format)."""
+    from IPython.display import Markdown
+    from myst_nb import glue
+
+    for name, value in facts.items():
+        glue(f"{section}_{name}", Markdown(value) if isinstance(value, str) else value, display=False)
+
+
+def show(comparison: pd.DataFrame):
+    """The comparison table for the page, with its verdict count above it."""
+    from IPython.display import Markdown, display
+
+    from . import verdicts
+
+    display(Markdown(verdicts.summary_markdown(comparison)))
+    return verdicts.styled(comparison)

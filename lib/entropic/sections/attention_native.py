@@ -1,0 +1,183 @@
+"""§6, Table 3: the attention-native intrinsic rank on the full teacher grid (App. C).
+
+Jobs, per (teacher, r*, seed): the rank sweep r = 1 … 2r* (one batch of students sharing the task's
+X) and the over-parameterized recovery student (r = d, initialized × ``recovery_init``).
+Used by ``notebooks/attention_native.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..engine import protocol
+from ..engine.tasks import SPECTRA, TEACHERS
+from ..engine.train import STOP_RULES, rank_sweep
+from ..pipeline import figures, verdicts
+from ..pipeline.config import (
+    SectionConfig,
+    distinct_ints,
+    non_negative,
+    one_of,
+    param,
+    positive,
+    positive_int,
+    some_of,
+)
+from ..pipeline.store import Job
+from ..pipeline.verdicts import Claim
+
+TITLE = "§6 The attention-native grid (Table 3)"
+
+# What the paper says (§6, Table 3 and its caption; App. C: T=16, d=32, 5 seeds).
+CLAIMS = {
+    "deficiency_linear_qk": Claim("∼450 at r = r*−1", 450.0, "§6, Table 3 caption"),
+    "deficiency_softmax_qk": Claim("∼2.5 at r = r*−1", 2.5, "§6, Table 3 caption"),
+    "achievability": Claim("≈ 0, slightly negative", 0.0, "§6 and App. C.1"),
+    "recovery": Claim("6/6 (R_eff(K) → r*)", 1.0, "§6, Table 3"),
+    "cv_seed": Claim("≤ 0.003", 0.003, "§6"),
+}
+
+
+@dataclass(frozen=True)
+class Config(SectionConfig):
+    T: int = param(16, "tokens per sequence", positive_int)
+    d: int = param(32, "width", positive_int)
+    r_stars: tuple = param((1, 2, 3, 4, 6, 8), "teacher kernel ranks r*", distinct_ints(1))
+    teachers: tuple = param(TEACHERS, "teacher (and student) types of eq. 9", some_of(*TEACHERS))
+    n: int = param(3000, "training sequences per task", positive_int)
+    seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed and r*", distinct_ints(0))
+    sigma: float = param(0.05, "observation noise standard deviation", non_negative)
+    steps: int = param(1500, "Adam steps of the rank sweep r = 1 … 2r*", positive_int)
+    recovery_steps: int = param(2500, "Adam steps of the over-parameterized (r = d) students", positive_int)
+    recovery_init: float = param(0.3, "initialization scale of W_Q, W_K for recovery (App. C.4)", positive)
+    lr: float = param(0.01, "Adam learning rate, full batch", positive)
+    spectrum: str = param("sharp", "teacher spectrum: sharp (eq. 8), power_law or flat (App. D)", one_of(*SPECTRA))
+    stop: str = param("fixed", "stop rule: fixed (the paper's steps) or converged", one_of(*STOP_RULES))
+
+    def validate(self):
+        if 2 * max(self.r_stars) > self.d:
+            raise ValueError(f"r_stars must lie in [1, d/2] so that the sweep r = 1 … 2·r* fits in d={self.d}, "
+                             f"got {list(self.r_stars)}")
+
+    @property
+    def paper_setting(self) -> bool:
+        paper = Config()
+        return all(getattr(self, k) == getattr(paper, k) for k in ("T", "d", "sigma", "spectrum"))
+
+
+def jobs(cfg: Config) -> list[Job]:
+    out = []
+    for teacher in cfg.teachers:
+        for r_star in cfg.r_stars:
+            for seed in cfg.seeds:
+                task = {"teacher": teacher, "T": cfg.T, "d": cfg.d, "r_star": r_star, "n": cfg.n,
+                        "sigma": cfg.sigma, "seed": seed, "spectrum": cfg.spectrum, "lr": cfg.lr, "stop": cfg.stop}
+                name = f"{teacher}-r{r_star}-seed{seed}"
+                out.append(Job(f"{name}-sweep", {"kind": "sweep", **task, "steps": cfg.steps}))
+                out.append(Job(f"{name}-recovery", {"kind": "recovery", **task, "steps": cfg.recovery_steps,
+                                                    "init_scale": cfg.recovery_init}))
+    return out
+
+
+def fit(job: Job) -> dict[str, list[dict]]:
+    """A sweep job trains r = 1 … 2r*; a recovery job one student of rank d and measures its kernel."""
+    p = dict(job.params)
+    kind = p.pop("kind")
+    ranks = rank_sweep(p["r_star"]) if kind == "sweep" else [p["d"]]
+    return {kind: protocol.attention_rows(**p, ranks=ranks, measure_kernels=kind == "recovery")}
+
+
+def noise_floor(results) -> float:
+    return float(results["sweep"]["noise_floor"].iloc[0])
+
+
+def grid(results) -> pd.DataFrame:
+    """One row per (teacher, r*): seed means, the recovery checks, CV_seed and unstable students."""
+    sweep = results["sweep"].assign(offset=lambda s: s["r"] - s["r_star"])
+    rec = results["recovery"]
+    keys = ["teacher", "r_star"]
+    excess = sweep.pivot_table(index=keys, columns="offset", values="excess", aggfunc="mean")
+    out = pd.DataFrame({
+        "excess at r*−1": excess.get(-1),
+        "excess at r*": excess[0],
+        "max |excess|, r ≥ r*": sweep[sweep["offset"] >= 0].groupby(keys)["excess"].apply(lambda e: e.abs().max()),
+    })
+    by = rec.groupby(keys)
+    out["R_eff(K)"] = by["effective_rank"].mean()
+    out["R̃_eff(K)"] = by["energy_effective_rank"].mean()
+    out["R_eff(K*)"] = by["teacher_effective_rank"].mean()
+    out["R̃_eff(K*)"] = by["teacher_energy_effective_rank"].mean()
+    out["CV_seed"] = by["effective_rank"].apply(verdicts.coefficient_of_variation)
+    out["round(R_eff(K)) = r*"] = out["R_eff(K)"].round() == out.index.get_level_values("r_star")
+    out["R̃_eff(K) tracks K*"] = by.apply(lambda g: verdicts.tracks_teacher(
+        g["energy_effective_rank"], g["teacher_energy_effective_rank"]))
+    out["unstable students"] = (sweep.groupby(keys)["unstable"].sum() + by["unstable"].sum()).astype(int)
+    return out
+
+
+def compare(results) -> pd.DataFrame:
+    """Table 3 beside the paper, per teacher: deficiency, achievability, recovery, seed stability."""
+    cfg, floor, rows = results.cfg, noise_floor(results), []
+    sweep, cells = results["sweep"], grid(results)
+    for teacher in cfg.teachers:
+        own = sweep[sweep["teacher"] == teacher]
+        deficient = own[own["r"] < own["r_star"]]
+        if len(deficient):
+            at_minus_1 = own[own["r"] == own["r_star"] - 1]["excess"].mean()
+            claim = CLAIMS[f"deficiency_{teacher}"] if cfg.paper_setting else Claim("clearly positive", None, "§6")
+            rows.append(verdicts.row(f"{teacher}: mean excess at r = r*−1", at_minus_1, claim, "deficiency",
+                                     verdicts.clearly_above_floor(deficient["excess"], floor)))
+        above = own[own["r"] >= own["r_star"]]["excess"]
+        rows.append(verdicts.row(f"{teacher}: max |excess| at r ≥ r*", above.abs().max(), CLAIMS["achievability"],
+                                 "achievability", verdicts.at_floor(above, floor), rtol=0.0,
+                                 atol=verdicts.FLOOR_BAND * floor))
+        mine = cells.loc[teacher]
+        hits = int(mine["R̃_eff(K) tracks K*"].sum())
+        rows.append(verdicts.row(f"{teacher}: fraction of r* recovered ({hits}/{len(mine)})", hits / len(mine),
+                                 CLAIMS["recovery"], "recovery", hits == len(mine), rtol=0.0))
+        rows.append(verdicts.row(f"{teacher}: max CV_seed of R_eff(K)", mine["CV_seed"].max(), CLAIMS["cv_seed"],
+                                 "seed stability", bool(mine["CV_seed"].max() <= verdicts.CV_THRESHOLD),
+                                 upper_bound=True))
+    return verdicts.table(rows)
+
+
+def facts(results) -> dict:
+    cfg, cells = results.cfg, grid(results)
+    deficiency = cells["excess at r*−1"].groupby("teacher").mean()
+    top = cells.xs(max(cfg.r_stars), level="r_star")
+    misses = cells[cells["R̃_eff(K) tracks K*"] & ~cells["round(R_eff(K)) = r*"]].reset_index()
+    missed = ", ".join(f"`{t}` at r\\*={r}" for t, r in zip(misses["teacher"], misses["r_star"], strict=True))
+    unstable = results["recovery"][results["recovery"]["unstable"]]
+    return {
+        "floor": noise_floor(results), "n": cfg.n, "cells": len(cells), "top_r_star": max(cfg.r_stars),
+        "def_linear": float(deficiency.get("linear_qk", float("nan"))),
+        "def_softmax": float(deficiency.get("softmax_qk", float("nan"))),
+        "cv_max": float(cells["CV_seed"].max()),
+        "round_hits": int(cells["round(R_eff(K)) = r*"].sum()),
+        "energy_hits": int(cells["R̃_eff(K) tracks K*"].sum()),
+        "top_teacher_reff": float(top["R_eff(K*)"].iloc[0]), "top_teacher_energy": float(top["R̃_eff(K*)"].iloc[0]),
+        "round_fail_cells": missed or "no cell",
+        "unstable_recovery": len(unstable),
+        "unstable_cells": ", ".join(f"`{t}` r\\*={r} seed {s}" for t, r, s in
+                                    zip(unstable["teacher"], unstable["r_star"], unstable["seed"], strict=True))
+        or "none",
+    }
+
+
+def figure_excess(results):
+    """Excess risk against r / r*, one line per r*, one panel per teacher."""
+    sweep = results["sweep"].assign(ratio=lambda s: s["r"] / s["r_star"])
+    return figures.excess_vs_rank(sweep, noise_floor(results), x="ratio", hue="r_star", col="teacher", mark=1.0,
+                                  xlabel="r / r*")
+
+
+def figure_recovery(results):
+    """Effective and energy effective rank of the learned kernel against r*, and the teacher's own."""
+    labels = {"effective_rank": "R_eff(K), learned (eq. 1)", "energy_effective_rank": "R̃_eff(K), learned (eq. 2)",
+              "teacher_energy_effective_rank": "R̃_eff(K*), teacher (eq. 2)"}
+    long = results["recovery"].rename(columns=labels).melt(
+        id_vars=["teacher", "r_star", "seed"], value_vars=list(labels.values()), var_name="measure",
+        value_name="rank")
+    return figures.ranks_against_r_star(long, col="teacher")

@@ -1,0 +1,90 @@
+import dataclasses
+import subprocess
+import sys
+
+import pytest
+
+from entropic import sections
+from entropic.pipeline import config, runner
+
+
+def test_every_section_declares_each_parameter_once_with_a_description():
+    for name in sections.names():
+        for field in dataclasses.fields(sections.module(name).Config):
+            assert field.metadata["help"], (name, field.name)
+
+
+def test_config_defaults_are_the_papers_values():
+    surrogate = sections.module("surrogate").Config()
+    assert (surrogate.T, surrogate.d, surrogate.r_star, surrogate.sigma, surrogate.n) == (16, 12, 3, 0.05, 3000)
+    grid = sections.module("attention_native").Config()
+    assert grid.r_stars == (1, 2, 3, 4, 6, 8) and grid.steps == 1500 and grid.recovery_steps == 2500
+    assert grid.stop == "fixed"
+
+
+@pytest.mark.parametrize("profile", ["quick", "paper", "tiny"])
+def test_every_profile_is_valid_for_every_section(profile):
+    for name in sections.names():
+        runner.plan(name, profile)
+
+
+def test_the_quick_profile_holds_overrides_only():
+    for name, overrides in config.load_profile("quick").items():
+        paper = sections.module(name).Config()
+        for key, value in overrides.items():
+            assert getattr(paper, key) != (tuple(value) if isinstance(value, list) else value), (name, key)
+
+
+def test_a_profile_override_changes_exactly_that_parameter():
+    Config = sections.module("surrogate").Config
+    base = config.resolve(Config, "surrogate", "quick")
+    changed = config.resolve(Config, "surrogate", "quick", {"sigma": 0.1})
+    assert changed.params() == {**base.params(), "sigma": 0.1}
+
+
+def test_overrides_are_parsed_as_literals_with_or_without_quotes():
+    assert config.parse_overrides(["r_star=4", "seeds=[0, 1]", "spectrum=flat", "sigma=0.1",
+                                   "rungs=[B0,B1c]", "rungs2=['B0','B1c']"]) == {
+        "r_star": 4, "seeds": [0, 1], "spectrum": "flat", "sigma": 0.1, "rungs": ["B0", "B1c"],
+        "rungs2": ["B0", "B1c"]}
+    with pytest.raises(ValueError, match="name=value"):
+        config.parse_overrides(["r_star"])
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"r_star": 40}, "r_star"), ({"sigma": -1.0}, "sigma"), ({"rstar": 3}, "unknown parameter"),
+    ({"seeds": [0, 0]}, "duplicates"), ({"spectrum": "steep"}, "spectrum"), ({"T": 2.5}, "T"),
+])
+def test_bad_values_fail_before_anything_runs(override, message):
+    with pytest.raises(ValueError, match=message):
+        runner.plan("surrogate", "quick", override)
+
+
+def test_the_same_bad_value_fails_the_same_way_from_yaml_cli_and_notebook(tmp_path, monkeypatch):
+    from entropic import paths
+
+    with pytest.raises(ValueError) as direct:  # the notebook's route: runner.run(section, profile, overrides)
+        runner.run("surrogate", "quick", {"sigma": -1}, progress=False)
+    message = str(direct.value)
+    cli = subprocess.run([sys.executable, "-m", "entropic", "run", "surrogate", "sigma=-1", "--no-book"],
+                         capture_output=True, text=True)
+    assert cli.returncode == 2 and cli.stderr.strip().endswith(message)
+    (tmp_path / "bad.yaml").write_text("surrogate:\n  sigma: -1\n")
+    monkeypatch.setattr(paths, "PROFILES", tmp_path)
+    with pytest.raises(ValueError) as from_yaml:
+        runner.plan("surrogate", "bad")
+    assert str(from_yaml.value) == message
+
+
+def test_unknown_profiles_and_sections_name_the_known_ones():
+    with pytest.raises(ValueError, match=r"unknown profile 'fast'.*quick"):
+        config.load_profile("fast")
+    with pytest.raises(ValueError, match=r"unknown section 'appendix_z'.*surrogate"):
+        sections.module("appendix_z")
+
+
+def test_the_configuration_table_marks_what_differs_from_the_paper():
+    cfg = config.resolve(sections.module("surrogate").Config, "surrogate", "quick")
+    table = cfg.table()
+    assert table.loc["n", "differs"] and table.loc["n", "paper"] == "3000"
+    assert not table.loc["T", "differs"]

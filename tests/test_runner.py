@@ -1,0 +1,176 @@
+"""The pipeline around the store: compute what is missing, resume, recompute the corrupt, flag the stale,
+keep custom runs apart; and a toy section that needs only its module and notebook."""
+
+import sys
+import textwrap
+
+import pytest
+
+from entropic import paths, sections
+from entropic.pipeline import book, runner, store
+
+TOY = '''
+"""A toy section: each job squares its seed."""
+from dataclasses import dataclass
+
+from ..pipeline import verdicts
+from ..pipeline.config import SectionConfig, distinct_ints, param
+from ..pipeline.store import Job
+
+TITLE = "A toy section"
+CALLS = []
+
+
+@dataclass(frozen=True)
+class Config(SectionConfig):
+    seeds: tuple = param((0, 1, 2), "seeds", distinct_ints(0))
+
+
+def jobs(cfg):
+    return [Job(f"seed{s}", {"seed": s}) for s in cfg.seeds]
+
+
+def fit(job):
+    CALLS.append(job.params["seed"])
+    if job.params["seed"] == FAIL_AT:
+        raise KeyboardInterrupt
+    return {"squares": [{"seed": job.params["seed"], "square": job.params["seed"] ** 2}]}
+
+
+FAIL_AT = None
+
+
+def compare(results):
+    total = float(results["squares"]["square"].sum())
+    claim = verdicts.Claim("≈ 0", 0.0, "nowhere")
+    return verdicts.table([verdicts.row("sum of squares", total, claim, "achievability", total < 100, atol=1.0)])
+
+
+def facts(results):
+    return {"total": float(results["squares"]["square"].sum())}
+'''
+
+NOTEBOOK = '''---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# Toy
+
+```{code-cell} ipython3
+:tags: [parameters]
+
+profile = "quick"  # parameter profile
+overrides = {}  # parameter overrides
+```
+
+```{code-cell} ipython3
+from entropic.pipeline import runner
+from entropic.sections import toy as section
+
+results = runner.run("toy", profile, overrides, progress=False)
+table = section.compare(results)
+results.save(table=table)
+runner.glue_facts("toy", section.facts(results))
+```
+'''
+
+
+@pytest.fixture
+def toy(tmp_path, monkeypatch):
+    """The toy section, found by the registry from its module file alone."""
+    folder = tmp_path / "extra_sections"
+    folder.mkdir()
+    (folder / "toy.py").write_text(textwrap.dedent(TOY))
+    monkeypatch.setattr(sections, "__path__", [*sections.__path__, str(folder)])
+    notebooks = tmp_path / "notebooks"
+    (notebooks / "params").mkdir(parents=True)
+    (notebooks / "toy.md").write_text(NOTEBOOK)
+    (notebooks / "params" / "quick.yaml").write_text("toy:\n  seeds: [0, 1, 2]\n")
+    monkeypatch.setattr(paths, "NOTEBOOKS", notebooks)
+    monkeypatch.setattr(paths, "PROFILES", notebooks / "params")
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(paths, "TABLES", tmp_path / "tables")
+    module = sections.module("toy")
+    module.CALLS.clear()
+    module.FAIL_AT = None
+    yield module
+    sys.modules.pop("entropic.sections.toy", None)
+
+
+def test_a_section_runs_through_the_store_and_a_second_run_computes_nothing(toy):
+    first = runner.run("toy", "quick", progress=False, log=lambda *_: None)
+    assert first.computed == 3 and list(first["squares"]["square"]) == [0, 1, 4]
+    second = runner.run("toy", "quick", progress=False)
+    assert second.computed == 0 and toy.CALLS == [0, 1, 2]
+    assert runner.run("toy", "quick", force=True, progress=False).computed == 3
+
+
+def test_an_interrupted_run_says_what_was_stored_and_resumes_where_it_stopped(toy):
+    toy.FAIL_AT = 2
+    with pytest.raises(runner.Interrupted, match=r"2 of 3 jobs stored .*run the same command again"):
+        runner.run("toy", "quick", progress=False)
+    toy.FAIL_AT = None
+    toy.CALLS.clear()
+    assert runner.run("toy", "quick", progress=False).computed == 1 and toy.CALLS == [2]
+
+
+def test_a_corrupt_entry_is_reported_and_recomputed(toy):
+    runner.run("toy", "quick", progress=False)
+    cfg = runner.plan("toy", "quick")[1]
+    path = store.Store("quick", "toy").path(toy.jobs(cfg)[1])
+    path.write_text(path.read_text()[:40])
+    said = []
+    result = runner.run("toy", "quick", progress=False, log=said.append)
+    assert result.computed == 1 and path.name in said[0]
+
+
+def test_stale_entries_are_recomputed_except_in_committed_profiles_where_they_are_flagged(toy, monkeypatch):
+    runner.run("toy", "quick", progress=False)
+    monkeypatch.setattr(store, "version_key", lambda module: "newer-code")
+    flagged = runner.run("toy", "quick", keep_stale=True, progress=False, log=lambda *_: None)
+    assert flagged.computed == 0 and len(flagged.stale) == 3
+    assert "computed by an earlier version" in flagged.banner()
+    assert runner.run("toy", "quick", progress=False).computed == 3  # quick is not committed: recomputed
+
+
+def test_custom_parameters_keep_their_own_place_in_the_store(toy):
+    runner.run("toy", "quick", progress=False)
+    custom = runner.run("toy", "quick", {"seeds": [5]}, progress=False)
+    assert custom.label == "custom" and "seeds=[5]" in custom.banner()
+    assert (paths.RESULTS / "custom" / "toy").is_dir() and len(list((paths.RESULTS / "quick" / "toy").iterdir())) == 3
+    assert runner.run("toy", "quick", progress=False).computed == 0
+
+
+@pytest.fixture
+def toy_in_tree():
+    """The toy section as a real module and notebook of the working tree (a notebook kernel is another
+    process: it must find them where every section lives); removed afterwards."""
+    module, notebook = paths.SECTIONS / "toy.py", paths.NOTEBOOKS / "toy.md"
+    assert not module.exists() and not notebook.exists()
+    module.write_text(textwrap.dedent(TOY))
+    notebook.write_text(NOTEBOOK)
+    try:
+        yield
+    finally:
+        module.unlink()
+        notebook.unlink()
+        sys.modules.pop("entropic.sections.toy", None)
+
+
+@pytest.mark.integration
+def test_a_toy_section_needs_only_its_module_and_notebook(toy_in_tree, tmp_path):
+    assert "toy" in sections.names()
+    executed = book.execute("toy", "quick", {}, out_dir=tmp_path / "pages", log=lambda *_: None)
+    assert executed.is_file()
+    table = (paths.TABLES / "quick" / "toy" / "table.csv").read_text()
+    assert "sum of squares" in table and "reproduced" not in table  # 0 + 1 + 4 = 5 is not within 1 of 0
+    said = []
+    assert book.execute("toy", "quick", {}, out_dir=tmp_path / "pages", log=said.append) == executed
+    assert "page is current" in said[0]
