@@ -15,7 +15,9 @@ Sources, tried in this order for each corpus ``name``:
    music: music21's ABC corpus when music21 is installed). english and shakespeare have none.
 
 ``ENTROPIC_SHARED_CORPORA`` (or ``shared_dir=``) replaces the shared folder; ``ENTROPIC_CACHE`` the
-cache root. Nothing is ever synthesized. A corpus found nowhere raises :class:`CorpusUnavailable` (a
+cache root. ``sources=`` restricts the search to some of the four kinds above (:data:`SOURCES`), e.g.
+``("user_dir",)`` to read only the caller's directory. :func:`locate_corpus` reads and checks the file
+and returns its :class:`Provenance` without tokenizing it (cheap: for validating before any work). Nothing is ever synthesized. A corpus found nowhere raises :class:`CorpusUnavailable` (a
 ``ValueError``) that says where the file was looked for and where to put it.
 
 Used by the real-corpus diagnostics section (Appendix B).
@@ -35,12 +37,13 @@ from pathlib import Path
 import numpy as np
 
 __all__ = [
-    "CORPUS_NAMES", "PINS", "Corpus", "CorpusUnavailable", "Pin", "Provenance", "build_vocab",
+    "CORPUS_NAMES", "PINS", "SOURCES", "Corpus", "CorpusUnavailable", "Pin", "Provenance", "build_vocab",
     "decode", "default_cache_dir", "download_corpus", "encode", "load_corpora", "load_corpus",
-    "read_text_file", "shared_corpora_dir", "split", "substitute_text",
+    "locate_corpus", "read_text_file", "shared_corpora_dir", "split", "substitute_text",
 ]
 
 CORPUS_NAMES = ("english", "shakespeare", "python", "linux", "json", "music")
+SOURCES = ("user_dir", "shared", "download", "substitute")  # the search order of the module docstring
 SUBSTITUTE_CHARS = 1_000_000  # a substitute is cut to about the size of the pinned texts
 
 
@@ -292,22 +295,78 @@ def substitute_text(name: str, max_chars: int = SUBSTITUTE_CHARS) -> tuple[str, 
     return "\n".join(parts), str(root), f"substitute for {name}: {label}, {len(parts)} files"
 
 
-def _candidates(name: str, user_dir, cache_dir) -> list[tuple[str, Path]]:
+def _check_sources(sources) -> tuple[str, ...]:
+    sources = tuple(SOURCES if sources is None else sources)
+    unknown = [k for k in sources if k not in SOURCES]
+    if unknown or not sources:
+        raise ValueError(f"sources must be a non-empty subset of {SOURCES}, got {sources}")
+    return sources
+
+
+def _candidates(name: str, user_dir, cache_dir, shared_dir=None, sources=SOURCES) -> list[tuple[str, Path]]:
     out = []
     user_dir = user_dir if user_dir is not None else os.environ.get("ENTROPIC_CORPORA") or None
-    if user_dir is not None:
+    if user_dir is not None and "user_dir" in sources:
         if not Path(user_dir).is_dir():
             raise ValueError(f"corpus directory {user_dir} does not exist")
         out.append(("user_dir", Path(user_dir) / f"{name}.txt"))
-    out.append(("shared", Path(os.environ.get("ENTROPIC_SHARED_CORPORA") or shared_corpora_dir()) / f"{name}.txt"))
-    out.append(("download", Path(cache_dir or default_cache_dir()) / f"{name}.txt"))
+    if "shared" in sources:
+        shared = shared_dir or os.environ.get("ENTROPIC_SHARED_CORPORA") or shared_corpora_dir()
+        out.append(("shared", Path(shared) / f"{name}.txt"))
+    if "download" in sources:
+        out.append(("download", Path(cache_dir or default_cache_dir()) / f"{name}.txt"))
     return out
+
+
+def _find(name: str, user_dir, cache_dir, shared_dir, sources, download, base_url, opener,
+          substitute) -> tuple[str, str, str, str]:
+    """(kind, location, whole text, note) from the first source that holds ``name``."""
+    pin = _check_name(name)
+    sources = _check_sources(sources)
+    candidates = _candidates(name, user_dir, cache_dir, shared_dir, sources)
+    for kind, path in candidates:
+        if path.is_file():
+            return kind, str(path), read_text_file(path), ""
+    if download and "download" in sources:
+        path = download_corpus(name, cache_dir, base_url, opener)
+        return "download", str(path), read_text_file(path), "downloaded"
+    if substitute and "substitute" in sources and (sub := substitute_text(name)) is not None:
+        return "substitute", sub[1], sub[0], sub[2]
+    tried = ", ".join(str(p) for _, p in candidates) or "nowhere"
+    target = candidates[0][1] if candidates else shared_corpora_dir() / f"{name}.txt"
+    raise CorpusUnavailable(
+        f"corpus {name!r} not found (looked at {tried}; sources={list(sources)}; download={download}; no "
+        f"offline substitute{'' if substitute and 'substitute' in sources else ' allowed'}). Put the file from "
+        f"{pin.origin} (sha256 {pin.sha256}) at {target} or in a directory named by ENTROPIC_CORPORA.")
+
+
+def _provenance(name: str, kind: str, location: str, text: str, note: str) -> Provenance:
+    pin, digest = PINS[name], _sha256(text)
+    return Provenance(kind, location, len(text.encode("utf-8")), digest, pin.sha256,
+                      digest == pin.sha256 and kind != "substitute", note)
+
+
+def locate_corpus(name: str, *, user_dir: str | os.PathLike | None = None, sources: Sequence[str] | None = None,
+                  substitute: bool = True, cache_dir: str | os.PathLike | None = None,
+                  shared_dir: str | os.PathLike | None = None) -> Provenance:
+    """Where :func:`load_corpus` would read corpus ``name`` from (no download), with the file checked.
+
+    Reads the whole file, checks it is non-empty UTF-8 text and hashes it, but builds no tokens.
+
+    Raises
+    ------
+    CorpusUnavailable : no allowed source holds the corpus (the message says where to put it).
+    ValueError : the file found is empty or binary (naming it), or an argument is invalid.
+    """
+    kind, location, text, note = _find(name, user_dir, cache_dir, shared_dir, sources, False, None,
+                                       urllib.request.urlopen, substitute)
+    return _provenance(name, kind, location, text, note)
 
 
 def load_corpus(name: str, *, user_dir: str | os.PathLike | None = None, max_chars: int | None = None,
                 download: bool = False, base_url: str | None = None, cache_dir: str | os.PathLike | None = None,
                 substitute: bool = True, require_pinned: bool = False, opener: Callable = urllib.request.urlopen,
-                shared_dir: str | os.PathLike | None = None) -> Corpus:
+                shared_dir: str | os.PathLike | None = None, sources: Sequence[str] | None = None) -> Corpus:
     """Load one corpus from the first source that holds it (see the module docstring).
 
     Parameters
@@ -320,41 +379,23 @@ def load_corpus(name: str, *, user_dir: str | os.PathLike | None = None, max_cha
     substitute : allow a machine-local labelled substitute as the last resort.
     require_pinned : raise ValueError unless the text read matches the pinned sha256.
     shared_dir : stands in for the shared folder (default :func:`shared_corpora_dir`).
+    sources : the kinds of source searched, a subset of :data:`SOURCES` (default: all four).
 
     Returns
     -------
     Corpus, with ``vocab``/``tokens`` built from the characters used.
     """
-    pin = _check_name(name)
+    _check_name(name)
     if max_chars is not None and max_chars < 2:
         raise ValueError(f"max_chars must be at least 2, got {max_chars}")
-    candidates = _candidates(name, user_dir, cache_dir)
-    if shared_dir is not None:
-        candidates = [(k, Path(shared_dir) / f"{name}.txt" if k == "shared" else p) for k, p in candidates]
-    found = None
-    for kind, path in candidates:
-        if path.is_file():
-            found = kind, str(path), read_text_file(path), ""
-            break
-    if found is None and download:
-        path = download_corpus(name, cache_dir, base_url, opener)
-        found = "download", str(path), read_text_file(path), "downloaded"
-    if found is None and substitute and (sub := substitute_text(name)) is not None:
-        found = "substitute", sub[1], sub[0], sub[2]
-    if found is None:
-        tried = ", ".join(str(p) for _, p in candidates)
-        raise CorpusUnavailable(
-            f"corpus {name!r} not found (looked at {tried}; download={download}; no offline substitute"
-            f"{'' if substitute else ' allowed'}). Put the file from {pin.origin} (sha256 {pin.sha256}) "
-            f"at {candidates[-2][1]} or in a directory named by ENTROPIC_CORPORA.")
-    kind, location, text, note = found
-    digest = _sha256(text)
-    matches = digest == pin.sha256 and kind != "substitute"
-    if require_pinned and not matches:
-        raise ValueError(f"corpus file {location} has sha256 {digest}, not the pinned {pin.sha256}")
+    kind, location, text, note = _find(name, user_dir, cache_dir, shared_dir, sources, download, base_url,
+                                       opener, substitute)
+    provenance = _provenance(name, kind, location, text, note)
+    if require_pinned and not provenance.matches_pin:
+        raise ValueError(f"corpus file {location} has sha256 {provenance.sha256}, not the pinned "
+                         f"{provenance.pinned_sha256}")
     used = text if max_chars is None else text[:max_chars]
     vocab = build_vocab(used)
-    provenance = Provenance(kind, location, len(text.encode("utf-8")), digest, pin.sha256, matches, note)
     return Corpus(name, used, vocab, encode(used, vocab), provenance)
 
 

@@ -12,9 +12,12 @@ Model side, per layer and head (App. B.1), all with the effective rank of eq. (1
   kernel acts on (as the paper writes it; ``side="both"`` gives Σ^{1/2} W_QK Σ^{1/2});
 * ``ffn_stable_ranks``: stable rank (eq. 3) of the FFN matrices W_1 and W_2 per layer.
 
-Data side, from token streams only: ``lag_operator_rank`` (the predictor), and the two ablations of
-App. B.4, ``ridge_operator_rank`` and ``repeat_operator_rank``. Statistics across corpora:
-``coefficient_of_variation``, ``pearson``, ``spearman``.
+Data side, from token streams only: ``lag_operator_rank`` (the predictor, over a common symbol budget
+so that corpora with different alphabets are comparable, see :func:`lag_operator`), the unigram
+entropy H₁ (``unigram_entropy``), and the two ablations of App. B.4, ``ridge_operator_rank`` and
+``repeat_operator_rank``. Statistics across corpora: ``coefficient_of_variation``, ``pearson``,
+``spearman``, ``permutation_threshold`` (the |r| a correlation needs to be significant),
+``robust_outliers`` (which values stand apart from the rest).
 
 Used by the real-corpus diagnostics section (Appendix B).
 """
@@ -31,10 +34,10 @@ from .spectral import effective_rank, energy_effective_rank, participation_ratio
 
 __all__ = [
     "LagOperator", "attention_participation_ratio", "coefficient_of_variation", "ffn_stable_ranks",
-    "input_covariance",
-    "lag_operator", "lag_operator_rank", "mean_attention_rank", "measure_charlm", "pearson",
-    "per_input_attention_rank", "repeat_operator", "repeat_operator_rank", "ridge_operator",
-    "ridge_operator_rank", "spearman", "static_kernel_rank", "whitened_kernel_rank",
+    "input_covariance", "lag_operator", "lag_operator_rank", "mean_attention_rank", "measure_charlm", "pearson",
+    "per_input_attention_rank", "permutation_threshold", "repeat_operator", "repeat_operator_rank",
+    "ridge_operator", "ridge_operator_rank", "robust_outliers", "spearman", "static_kernel_rank",
+    "unigram_entropy", "whitened_kernel_rank",
 ]
 
 
@@ -127,10 +130,13 @@ class LagOperator:
 
     Attributes
     ----------
-    matrix : (K, lags·K) operator O = [Q_1 | … | Q_lags] over the K kept symbols.
-    symbols : (K,) token ids kept (rare ids pooled into the last row when ``pooled``).
+    matrix : (K, lags·K) operator O = [Q_1 | … | Q_lags] over the K symbols kept (pooled one included).
+    symbols : (K,) token ids kept, most frequent first when a budget applies, else sorted; −1 marks the
+        pooled symbol.
     chi2 : (lags,) χ² mutual information Σ_ab Q_k(a, b)² per lag (≈ 2·MI in nats for weak dependence).
     effective_rank, energy_effective_rank : eq. (1) and eq. (2) of ``matrix``.
+    vocab_size : distinct ids in the stream (before any budget or pooling).
+    max_rank : K − 1, the largest rank O can have (every Q_k has the left null vector √p).
     """
 
     matrix: np.ndarray
@@ -138,9 +144,16 @@ class LagOperator:
     chi2: np.ndarray
     effective_rank: float
     energy_effective_rank: float
+    vocab_size: int = 0
+    max_rank: int = 0
+
+    @property
+    def normalized_rank(self) -> float:
+        """effective_rank / max_rank, in [0, 1] (0 for a constant stream)."""
+        return self.effective_rank / self.max_rank if self.max_rank else 0.0
 
 
-def lag_operator(tokens, lags: int = 8, min_count: int = 20) -> LagOperator:
+def lag_operator(tokens, lags: int = 8, min_count: int = 20, symbols: int | None = 32) -> LagOperator:
     """The data-side predictor of App. B: the lag canonical-dependence operator of a token stream.
 
     For each lag k = 1..``lags``, with P_k(a, b) = P(x_t = a, x_{t−k} = b) the empirical joint of
@@ -155,23 +168,40 @@ def lag_operator(tokens, lags: int = 8, min_count: int = 20) -> LagOperator:
     predicts: 0 for a constant text, K − 1 for a cyclic one, large for an unstructured one (whose Q_k
     are estimation noise spread over all directions).
 
-    Symbols seen fewer than ``min_count`` times are pooled into one symbol before whitening, because
-    the 1/√p weighting turns a symbol seen once into a spurious perfect correlation.
-    Computed from the stream given (pass the training split only).
+    **A common symbol budget.** Over each corpus's full alphabet the effective rank mostly counts the
+    alphabet: estimation noise fills every one of the K − 1 directions, so across the six corpora of
+    App. B the uncapped predictor follows the vocabulary size (Pearson ≈ 0.88 with V). With
+    ``symbols=K`` only the K most frequent ids are kept (ties: the smaller id) and every other id is
+    pooled into one symbol, so every corpus is measured on K + 1 symbols and the rank is bounded by
+    the same K for all: what is compared is the dependence structure, not the alphabet.
+    ``symbols=None`` keeps every id (the uncapped definition). Symbols seen fewer than ``min_count``
+    times are pooled as well, because the 1/√p weighting turns a symbol seen once into a spurious
+    perfect correlation. Computed from the stream given (pass the training split only).
+
+    Parameters
+    ----------
+    tokens : (T,) non-negative token ids.
+    lags : number of lags (≥ 1, < T).
+    min_count : rarer ids are pooled.
+    symbols : the budget K (≥ 1) of kept ids, or None for all.
     """
     t = _stream(tokens)
     if lags < 1 or len(t) <= lags:
         raise ValueError(f"lags must lie in [1, {len(t) - 1}] for a stream of {len(t)} tokens, got {lags}")
     if min_count < 1:
         raise ValueError(f"min_count must be at least 1, got {min_count}")
+    if symbols is not None and (isinstance(symbols, bool) or int(symbols) < 1):
+        raise ValueError(f"symbols must be a positive budget or None, got {symbols}")
     counts = np.bincount(t)
     keep = np.flatnonzero(counts >= min_count)
-    rare = np.flatnonzero((counts > 0) & (counts < min_count))
+    if symbols is not None and len(keep) > symbols:
+        keep = keep[np.argsort(-counts[keep], kind="stable")[:symbols]]  # most frequent first
+    rare = np.setdiff1d(np.flatnonzero(counts > 0), keep)
     mapping = np.full(len(counts), len(keep), dtype=np.int64)
     mapping[keep] = np.arange(len(keep))
     K = len(keep) + (1 if rare.size else 0)
     s = mapping[t]
-    symbols = keep if not rare.size else np.append(keep, -1)
+    kept = keep if not rare.size else np.append(keep, -1)
     blocks, chi2 = [], []
     for k in range(1, lags + 1):
         joint = np.bincount(s[k:] * K + s[:-k], minlength=K * K).reshape(K, K) / (len(s) - k)
@@ -181,13 +211,20 @@ def lag_operator(tokens, lags: int = 8, min_count: int = 20) -> LagOperator:
         blocks.append(Q)
         chi2.append(float((Q**2).sum()))
     operator = np.concatenate(blocks, axis=1)
-    return LagOperator(operator, symbols, np.array(chi2), float(effective_rank(operator)),
-                       float(energy_effective_rank(operator)))
+    return LagOperator(operator, kept, np.array(chi2), float(effective_rank(operator)),
+                       float(energy_effective_rank(operator)), int((counts > 0).sum()), K - 1)
 
 
-def lag_operator_rank(tokens, lags: int = 8, min_count: int = 20) -> float:
-    """Predicted rank: R_eff (eq. 1) of :func:`lag_operator`."""
-    return lag_operator(tokens, lags, min_count).effective_rank
+def lag_operator_rank(tokens, lags: int = 8, min_count: int = 20, symbols: int | None = 32) -> float:
+    """Predicted rank: R_eff (eq. 1) of :func:`lag_operator` (over the common symbol budget)."""
+    return lag_operator(tokens, lags, min_count, symbols).effective_rank
+
+
+def unigram_entropy(tokens) -> float:
+    """H₁ = −Σ p(a) log p(a) (nats/char) of the unigram frequencies of a token stream."""
+    p = np.bincount(_stream(tokens)) / len(tokens)
+    p = p[p > 0]
+    return float(-(p * np.log(p)).sum())
 
 
 def _windows(tokens, context: int, max_windows: int | None) -> np.ndarray:
@@ -282,6 +319,44 @@ def _ranks(v: np.ndarray) -> np.ndarray:
 def spearman(x, y) -> float:
     """Spearman correlation: Pearson of the (tie-averaged) ranks."""
     return pearson(_ranks(_vector(x, "spearman")), _ranks(_vector(y, "spearman")))
+
+
+def permutation_threshold(x, y, level: float = 0.05, n_perm: int = 2000, seed: int = 0) -> float:
+    """The |Pearson r| a correlation of ``x`` and ``y`` must exceed to be significant at ``level``.
+
+    The (1 − level) quantile of |r| over permutations of ``y`` (all n! of them for n ≤ 8, else
+    ``n_perm`` drawn from ``seed``): a two-sided permutation test needing no distributional
+    assumption, which matters with six corpora.
+    """
+    import itertools
+
+    a, b = _vector(x, "permutation_threshold"), _vector(y, "permutation_threshold")
+    if a.size != b.size or a.size < 3:
+        raise ValueError(f"need two samples of equal length ≥ 3, got {a.size} and {b.size}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    if a.size <= 8:
+        orders = [list(p) for p in itertools.permutations(range(a.size))]
+    else:
+        rng = np.random.default_rng(seed)
+        orders = [rng.permutation(a.size) for _ in range(n_perm)]
+    values = np.abs([pearson(a, b[o]) for o in orders])
+    return float(np.quantile(values, 1 - level))
+
+
+def robust_outliers(x, z: float = 3.0) -> np.ndarray:
+    """Which values stand apart: |x − median| > z · 1.4826 · MAD (a robust z-score above ``z``).
+
+    MAD is the median absolute deviation (1.4826·MAD estimates σ for normal data). When more than
+    half the values are equal (MAD = 0), every value differing from the median stands apart.
+    Returns a boolean array; needs at least three values.
+    """
+    v = _vector(x, "robust_outliers")
+    if v.size < 3:
+        raise ValueError(f"robust_outliers needs at least three values, got {v}")
+    deviation = np.abs(v - np.median(v))
+    mad = np.median(deviation)
+    return deviation > z * 1.4826 * mad if mad > 0 else deviation > 0
 
 
 # ----------------------------------------------------------------------------- one model

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from . import spectral
 from .models import QKStudents
 from .tasks import make_attention_task
-from .train import StopRule, train
+from .train import StopRule, rank_sweep, train
 
 
 def attention_rows(teacher: str, T: int, d: int, r_star: int, n: int, sigma: float, seed: int, spectrum: str,
@@ -40,3 +40,18 @@ def attention_rows(teacher: str, T: int, d: int, r_star: int, n: int, sigma: flo
                         "teacher_effective_rank": float(spectral.effective_rank(K_star)),
                         "teacher_energy_effective_rank": float(spectral.energy_effective_rank(K_star))})
     return rows
+
+
+def sweep_or_recovery(params: dict) -> dict[str, list[dict]]:
+    """One unit of the App. C protocol from a flat parameter mapping, as ``{kind: rows}``.
+
+    ``params["kind"]`` is ``"sweep"`` (students of rank r = 1 … 2r*, App. C.3) or ``"recovery"`` (one
+    over-parameterized student of rank d whose learned kernel is measured); every other key is an
+    argument of :func:`attention_rows`.
+    """
+    p = dict(params)
+    kind = p.pop("kind")
+    if kind not in ("sweep", "recovery"):
+        raise ValueError(f"kind must be 'sweep' or 'recovery', got {kind!r}")
+    ranks = rank_sweep(p["r_star"]) if kind == "sweep" else [p["d"]]
+    return {kind: attention_rows(**p, ranks=ranks, measure_kernels=kind == "recovery")}

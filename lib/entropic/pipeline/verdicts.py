@@ -13,7 +13,13 @@ deficiency                every seed's excess > 5 % of the noise floor (clearly 
 recovery                  every seed's learned energy effective rank (eq. 2) is within 10 % of the
                           teacher operator's own energy effective rank
 seed stability            CV_seed ≤ 0.10 (the paper's threshold)
-predictability            the data-only estimate's numerical rank equals r* for every seed
+predictability            the data-only numerical rank equals r* for every seed
+energy prediction         every seed's data-only energy effective rank is within 10 % of the teacher's
+over-estimate             every seed's data-only energy effective rank exceeds the teacher's by > 10 %
+saturation                for every r*, every seed's value exceeds 1.5 · r* (the estimate has lost r*)
+monotone                  the seed means increase strictly with r*
+range                     ours lies in the range the quantity states in brackets (the paper's claim as a
+                          sign, an ordering or a count; App. B)
 ========================  ===============================================================================
 
 Verdicts: ``reproduced`` (claim holds and value agrees), ``claim holds, value differs``, ``not
@@ -44,6 +50,12 @@ CRITERIA = {
     "recovery": f"every seed's learned R̃_eff within {RECOVERY_TOLERANCE:.0%} of the teacher's R̃_eff",
     "seed stability": f"CV_seed ≤ {CV_THRESHOLD}",
     "predictability": "the data-only numerical rank equals r* for every seed",
+    "energy prediction": f"every seed's data-only R̃_eff within {RECOVERY_TOLERANCE:.0%} of the teacher's R̃_eff",
+    "over-estimate": f"every seed's data-only R̃_eff above the teacher's R̃_eff by more than {RECOVERY_TOLERANCE:.0%}",
+    "saturation": "for every r*, every seed's value exceeds 1.5·r*",
+    "monotone": "the seed means increase strictly with r*",
+    "range": "ours lies in the range the quantity states in brackets [ ] (the paper's claim as a sign, an "
+             "ordering or a count)",
 }
 
 
@@ -71,6 +83,22 @@ def tracks_teacher(learned, teacher) -> bool:
     """Recovery: every seed's learned energy effective rank within RECOVERY_TOLERANCE of the teacher's."""
     learned, teacher = np.asarray(learned, dtype=float), np.asarray(teacher, dtype=float)
     return bool(np.all(np.abs(learned - teacher) <= RECOVERY_TOLERANCE * teacher))
+
+
+def over_estimates(estimated, teacher) -> bool:
+    """Over-estimate: every seed's estimate above the teacher's energy rank by more than RECOVERY_TOLERANCE."""
+    estimated, teacher = np.asarray(estimated, dtype=float), np.asarray(teacher, dtype=float)
+    return bool(np.all(estimated > (1 + RECOVERY_TOLERANCE) * teacher))
+
+
+def saturates(values, r_stars) -> bool:
+    """Saturation: every value exceeds 1.5 · its r*."""
+    return bool(np.all(np.asarray(values, dtype=float) > 1.5 * np.asarray(r_stars, dtype=float)))
+
+
+def increasing(means) -> bool:
+    """Monotone: the values (seed means ordered by r*) increase strictly."""
+    return bool(np.all(np.diff(np.asarray(means, dtype=float)) > 0))
 
 
 def coefficient_of_variation(values) -> float:

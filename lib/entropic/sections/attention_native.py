@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..engine import protocol
 from ..engine.tasks import SPECTRA, TEACHERS
-from ..engine.train import STOP_RULES, rank_sweep
+from ..engine.train import STOP_RULES
 from ..pipeline import figures, verdicts
 from ..pipeline.config import (
     SectionConfig,
@@ -83,10 +83,7 @@ def jobs(cfg: Config) -> list[Job]:
 
 def fit(job: Job) -> dict[str, list[dict]]:
     """A sweep job trains r = 1 … 2r*; a recovery job one student of rank d and measures its kernel."""
-    p = dict(job.params)
-    kind = p.pop("kind")
-    ranks = rank_sweep(p["r_star"]) if kind == "sweep" else [p["d"]]
-    return {kind: protocol.attention_rows(**p, ranks=ranks, measure_kernels=kind == "recovery")}
+    return protocol.sweep_or_recovery(job.params)
 
 
 def noise_floor(results) -> float:

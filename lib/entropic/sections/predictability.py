@@ -1,0 +1,177 @@
+"""§6, Table 4: predicting r* from data before any training, for the attention-native teachers.
+
+Jobs, per (teacher, r*, seed): draw the task of App. C and run every data-only estimator of
+``engine.attention_estimators`` on it (``predict_rank``: V-known, V-unknown plain and shrunk, realized
+mixer). No training is involved. Used by ``notebooks/predictability.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..engine.attention_estimators import predict_rank
+from ..engine.tasks import SPECTRA, TEACHERS, make_attention_task
+from ..pipeline import figures, verdicts
+from ..pipeline.config import SectionConfig, distinct_ints, non_negative, one_of, param, positive, positive_int, some_of
+from ..pipeline.store import Job
+from ..pipeline.verdicts import Claim
+
+TITLE = "§6 Predictability of r* from data (Table 4)"
+
+# What the paper says (§6, "Predictability and its frontier", and Table 4's caption).
+CLAIMS = {
+    "linear_numerical": Claim("= r* (6/6)", 1.0, "§6, Table 4"),
+    "linear_v_known_energy": Claim("tracks r* (6/6)", 1.0, "§6, Table 4"),
+    "linear_v_unknown_energy": Claim("tracks r* without V (6/6)", 1.0, "§6, Table 4"),
+    "linear_mixer": Claim("saturates at ≈ 16", 16.0, "§6"),
+    "softmax_numerical": Claim("saturates (17–23)", None, "§6, Table 4"),
+    "softmax_small": Claim("over-estimates at small r* (2.31 at r* = 1)", 2.31, "§6, Table 4"),
+    "softmax_mixer_low": Claim("1.10 (smallest r*)", 1.10, "§6, Table 4"),
+    "softmax_mixer_high": Claim("8.46 (largest r*), monotone", 8.46, "§6, Table 4"),
+}
+ESTIMATORS = {  # column of predict_rank → label on the page
+    "v_known_numerical_rank": "V-known numerical rank",
+    "v_known_energy_rank": "V-known R̃_eff",
+    "v_unknown_energy_rank": "V-unknown R̃_eff",
+    "v_unknown_shrunk_energy_rank": "V-unknown R̃_eff, shrunk",
+    "realized_mixer_energy_rank": "realized mixer R̃_eff",
+    "teacher_energy_rank": "teacher R̃_eff(K*)",
+}
+
+
+@dataclass(frozen=True)
+class Config(SectionConfig):
+    T: int = param(16, "tokens per sequence", positive_int)
+    d: int = param(32, "width", positive_int)
+    r_stars: tuple = param((1, 2, 3, 4, 6, 8), "teacher kernel ranks r*", distinct_ints(1))
+    teachers: tuple = param(TEACHERS, "teacher types of eq. 9", some_of(*TEACHERS))
+    n: int = param(3000, "sequences per task", positive_int)
+    seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed and r*", distinct_ints(0))
+    sigma: float = param(0.05, "observation noise standard deviation", non_negative)
+    spectrum: str = param("sharp", "teacher spectrum: sharp (eq. 8), power_law or flat (App. D)", one_of(*SPECTRA))
+    shrink_multiple: float = param(1.0, "nuclear-norm shrinkage level, in units of the K-step's noise edge "
+                                   "(our choice; the paper states none)", positive)
+    max_iter: int = param(50, "iteration cap of the alternating minimization (our choice)", positive_int)
+
+    def validate(self):
+        if max(self.r_stars) > self.d:
+            raise ValueError(f"r_stars must not exceed d={self.d}, got {list(self.r_stars)}")
+
+    @property
+    def paper_setting(self) -> bool:
+        paper = Config()
+        return all(getattr(self, k) == getattr(paper, k) for k in ("T", "d", "r_stars", "sigma", "spectrum"))
+
+
+def jobs(cfg: Config) -> list[Job]:
+    return [Job(f"{teacher}-r{r_star}-seed{seed}",
+                {"teacher": teacher, "T": cfg.T, "d": cfg.d, "r_star": r_star, "n": cfg.n, "sigma": cfg.sigma,
+                 "seed": seed, "spectrum": cfg.spectrum, "shrink_multiple": cfg.shrink_multiple,
+                 "max_iter": cfg.max_iter})
+            for teacher in cfg.teachers for r_star in cfg.r_stars for seed in cfg.seeds]
+
+
+def fit(job: Job) -> dict[str, list[dict]]:
+    p = job.params
+    task = make_attention_task(p["teacher"], p["T"], p["d"], p["r_star"], p["n"], p["sigma"], p["seed"],
+                               p["spectrum"])
+    row = predict_rank(task, shrink_multiple=p["shrink_multiple"], max_iter=p["max_iter"])
+    return {"estimates": [{"teacher": p["teacher"], "r_star": p["r_star"], "seed": p["seed"], **row}]}
+
+
+def table4(results) -> pd.DataFrame:
+    """Seed means per (teacher, r*) of every estimator, the paper's Table 4 layout."""
+    means = results["estimates"].groupby(["teacher", "r_star"])[list(ESTIMATORS)].mean()
+    return means.rename(columns=ESTIMATORS)
+
+
+def compare(results) -> pd.DataFrame:
+    cfg, est, rows = results.cfg, results["estimates"], []
+    paper = cfg.paper_setting
+
+    def claim(key: str, fallback: str) -> Claim:
+        return CLAIMS[key] if paper else Claim(fallback, None, CLAIMS[key].where)
+
+    if "linear_qk" in cfg.teachers:
+        lin = est[est["teacher"] == "linear_qk"]
+        by = lin.groupby("r_star")
+        exact = [bool((g["v_known_numerical_rank"] == r).all()) for r, g in by]
+        rows.append(verdicts.row("linear_qk: V-known numerical rank = r* (fraction of r*)", sum(exact) / len(exact),
+                                 claim("linear_numerical", "= r*"), "predictability", all(exact), rtol=0.0))
+        for key, column in (("linear_v_known_energy", "v_known_energy_rank"),
+                            ("linear_v_unknown_energy", "v_unknown_energy_rank")):
+            hits = [verdicts.tracks_teacher(g[column], g["teacher_energy_rank"]) for _, g in by]
+            rows.append(verdicts.row(f"linear_qk: {ESTIMATORS[column]} tracks the teacher (fraction of r*)",
+                                     sum(hits) / len(hits), claim(key, "tracks r*"), "energy prediction", all(hits),
+                                     rtol=0.0))
+        mixer = lin["realized_mixer_energy_rank"]
+        rows.append(verdicts.row("linear_qk: realized mixer R̃_eff (mean over r*)", mixer.mean(),
+                                 claim("linear_mixer", "saturates"), "saturation",
+                                 verdicts.saturates(mixer, lin["r_star"]), rtol=0.1))
+    if "softmax_qk" in cfg.teachers:
+        soft = est[est["teacher"] == "softmax_qk"]
+        by = soft.groupby("r_star")
+        numerical = soft["v_known_numerical_rank"]
+        rows.append(verdicts.row(f"softmax_qk: V-known numerical rank (range {numerical.min()}–{numerical.max()})",
+                                 numerical.mean(), CLAIMS["softmax_numerical"], "saturation",
+                                 verdicts.saturates(numerical, soft["r_star"])))
+        smallest = soft[soft["r_star"] == min(cfg.r_stars)]
+        rows.append(verdicts.row(f"softmax_qk: V-known R̃_eff at r* = {min(cfg.r_stars)}",
+                                 smallest["v_known_energy_rank"].mean(),
+                                 CLAIMS["softmax_small"] if paper and min(cfg.r_stars) == 1 else
+                                 Claim("over-estimates at small r*", None, "§6"), "over-estimate",
+                                 verdicts.over_estimates(smallest["v_known_energy_rank"],
+                                                         smallest["teacher_energy_rank"])))
+        mixer = by["realized_mixer_energy_rank"].mean()
+        rising = verdicts.increasing(mixer.values)
+        rows.append(verdicts.row(f"softmax_qk: realized mixer R̃_eff at r* = {mixer.index[0]}", mixer.iloc[0],
+                                 claim("softmax_mixer_low", "monotone in r*"), "monotone", rising))
+        rows.append(verdicts.row(f"softmax_qk: realized mixer R̃_eff at r* = {mixer.index[-1]}", mixer.iloc[-1],
+                                 claim("softmax_mixer_high", "monotone in r*"), "monotone", rising))
+    return verdicts.table(rows)
+
+
+def facts(results) -> dict:
+    est = results["estimates"]
+    soft, lin = est[est["teacher"] == "softmax_qk"], est[est["teacher"] == "linear_qk"]
+    out = {"tasks": len(est), "seconds": float(sum(e.provenance.get("seconds", 0) for e in results.entries))}
+    if len(soft):
+        out |= {"soft_num_min": int(soft["v_known_numerical_rank"].min()),
+                "soft_num_max": int(soft["v_known_numerical_rank"].max()),
+                "soft_rel_error_max": float(soft["v_known_relative_error"].max()),
+                "soft_clamped_max": float(soft["v_known_clamped_fraction"].max()),
+                "soft_unconverged": int((~soft["v_unknown_shrunk_converged"].astype(bool)).sum()
+                                        + (~soft["v_unknown_converged"].astype(bool)).sum())}
+        out["softmax_text"] = _softmax_text(soft, out)
+    if len(lin):
+        out |= {"lin_rel_error_max": float(lin["v_known_relative_error"].max()),
+                "lin_mixer_min": float(lin["realized_mixer_energy_rank"].min())}
+    return out
+
+
+def _softmax_text(soft: pd.DataFrame, f: dict) -> str:
+    exact = bool((soft["v_known_numerical_rank"] == soft["r_star"]).all())
+    if verdicts.saturates(soft["v_known_numerical_rank"], soft["r_star"]):
+        return (f"As the paper reports, the V-known numerical rank saturates: it ranges over "
+                f"{f['soft_num_min']}–{f['soft_num_max']} across the grid (paper: 17–23).")
+    text = (f"Here the V-known estimator does better than the paper's: its numerical rank ranges over "
+            f"{f['soft_num_min']}–{f['soft_num_max']} across the grid"
+            + (", exactly r\\* in every task," if exact else ",")
+            + f" where the paper reports 17–23, and its relative error stays below {f['soft_rel_error_max']:.2g} "
+            f"(with up to {f['soft_clamped_max']:.2g} of the recovered mixing entries clamped at the floor). "
+            "The paper's saturation is what an inversion without a floor-and-centring rule, or without a "
+            "noise-aware tolerance, produces: the log of near-zero or negative entries of M̂ is dominated by "
+            "noise, and a machine-precision threshold then counts noise directions. The paper does not state its "
+            "rules; where the table says *not reproduced* for the softmax frontier, it is because the estimator "
+            "stated above recovers r\\* where the paper's did not.")
+    return text
+
+
+def figure_estimators(results):
+    """Every estimator against r*, per teacher, with the identity line and the teacher's own energy rank."""
+    long = results["estimates"].melt(id_vars=["teacher", "r_star", "seed"], value_vars=list(ESTIMATORS),
+                                     var_name="measure", value_name="rank")
+    long["measure"] = long["measure"].map(ESTIMATORS)
+    return figures.ranks_against_r_star(long, col="teacher")
