@@ -1,34 +1,38 @@
-"""Batched training engine vs. a naive one-student-at-a-time loop, side by side in one run.
+"""The training engine with both stop rules beside a naive one-student-at-a-time loop, in one run.
 
-Workload: the §6 Table 3 grid of App. C (T=16, d=32, r* ∈ {1,2,3,4,6,8}, both teachers, 5 seeds,
-n=3000): per (teacher, r*) a rank sweep r = 1 … 2r* of 1,500 steps, plus one over-parameterized
-student (r = d) per task for 2,500 steps: 540 students, 870,000 student-steps.
+Workload: a slice of the §6 Table 3 grid of App. C (T=16, d=32, both teachers, the r* and n given,
+seed 0): per (teacher, r*) a rank sweep r = 1 … 2r* (1,500 steps) and one over-parameterized student
+(r = d, init × 0.3, 2,500 steps), exactly the jobs of ``sections/attention_native``.
 
-Both engines are timed on the same device for a few steps of every student group (after a warm-up)
-and the rates are extrapolated to the full grid; the script says so in its output.
-The naive baseline is what one writes first: per student, its own factored model
-(X W_Q)(X W_K)ᵀ X V and its own Adam, trained one student after another.
+* naive loop: per student its own factored model (X W_Q)(X W_K)ᵀ X V / √d and its own Adam, one after
+  another, fixed steps; timed for a few steps per student and extrapolated;
+* engine, fixed steps: ``engine.train.train`` on the job's batch of students; timed for a few steps and
+  extrapolated (its cost is linear in the steps);
+* engine, converged: the same jobs run to the end under ``stop=converged`` (students leave the batch once
+  their loss has settled, capped at the paper's steps): measured, not extrapolated.
 
-Usage: python benchmarks/bench_engine.py [--n 3000] [--steps 3] [--device cpu|cuda] [--naive-sample 12]
+Usage: python benchmarks/bench_engine.py [--n 1000] [--r-stars 2 4] [--steps 10] [--device cpu|cuda]
 Appends a dated section to benchmarks/RESULTS.md (use --no-write to only print).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import math
+import platform
 import time
 from pathlib import Path
 
 import torch
-from entropic.configs import AttentionGridConfig
-from entropic.results import provenance
 
+from entropic.engine import protocol
 from entropic.engine.models import QKStudents
-from entropic.engine.tasks import make_attention_task
-from entropic.engine.train import train
+from entropic.engine.tasks import TEACHERS, make_attention_task
+from entropic.engine.train import rank_sweep, train
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
+T, D, SIGMA, SWEEP_STEPS, RECOVERY_STEPS = 16, 32, 0.05, 1500, 2500
 
 
 def _sync(device):
@@ -36,32 +40,30 @@ def _sync(device):
         torch.cuda.synchronize()
 
 
-def batched_rate(students, X, Y, steps, device):
-    """Seconds per step of the batched engine (``entropic.train.train``) on one group of students.
-
-    One warm-up call first; the timed call includes the trainer's final evaluation pass, which
-    makes the figure slightly pessimistic for the batched engine.
-    """
-    train(students, X, Y, steps=1, progress=False, device=device)
+def engine_seconds_per_step(task, ranks, init, device, steps):
+    """Seconds per step of the engine on one job's batch of students (after one warm-up step)."""
+    students = QKStudents([task.seed], ranks, T, D, init_scale=init, softmax=task.kind == "softmax_qk")
+    train(students, task.X, task.Y, steps=1, progress=False, device=device)
     _sync(device)
     start = time.perf_counter()
-    train(students, X, Y, steps=steps, progress=False, device=device)
+    train(students, task.X, task.Y, steps=steps, progress=False, device=device)
     _sync(device)
     return (time.perf_counter() - start) / steps
 
 
-def naive_seconds_per_step(X, Y, rank, softmax, steps, device, warmup=2):
+def naive_seconds_per_step(task, rank, device, steps, warmup=2):
     """Seconds per step of one student trained alone: own parameters, own Adam, factored form."""
-    d = X.shape[-1]
+    X, Y = task.X.to(device), task.Y.to(device)
     gen = torch.Generator().manual_seed(rank)
-    W_Q = (torch.randn(d, rank, generator=gen) / math.sqrt(d)).to(device).requires_grad_()
-    W_K = (torch.randn(d, rank, generator=gen) / math.sqrt(d)).to(device).requires_grad_()
-    V = (torch.randn(d, d, generator=gen) / math.sqrt(d)).to(device).requires_grad_()
+    W_Q = (torch.randn(D, rank, generator=gen) / math.sqrt(D)).to(device).requires_grad_()
+    W_K = (torch.randn(D, rank, generator=gen) / math.sqrt(D)).to(device).requires_grad_()
+    V = (torch.randn(D, D, generator=gen) / math.sqrt(D)).to(device).requires_grad_()
     optimizer = torch.optim.Adam([W_Q, W_K, V], lr=1e-2)
+    softmax = task.kind == "softmax_qk"
 
     def step():
         optimizer.zero_grad(set_to_none=True)
-        scores = (X @ W_Q) @ (X @ W_K).transpose(-1, -2) / math.sqrt(d)
+        scores = (X @ W_Q) @ (X @ W_K).transpose(-1, -2) / math.sqrt(D)
         mixer = scores.softmax(-1) if softmax else scores
         loss = (mixer @ (X @ V) - Y).pow(2).sum((1, 2)).mean()
         loss.backward()
@@ -79,76 +81,58 @@ def naive_seconds_per_step(X, Y, rank, softmax, steps, device, warmup=2):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=3000)
-    parser.add_argument("--steps", type=int, default=3, help="timed steps per group (after 2 warm-up steps)")
+    parser.add_argument("--n", type=int, default=1000, help="sequences per task")
+    parser.add_argument("--r-stars", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--steps", type=int, default=10, help="timed steps for the extrapolated engines")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--naive-sample", type=int, default=12,
-                        help="students timed in the naive loop (spread over the grid), then extrapolated")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     device = torch.device(args.device)
-    cfg = AttentionGridConfig(n=args.n)
-
-    # The whole grid as (teacher, r*, ranks, steps, groups): sweep groups and one recovery group per teacher.
-    plan = []
-    for teacher in cfg.teachers:
-        for r_star in cfg.r_stars:
-            plan.append((teacher, r_star, list(range(1, 2 * r_star + 1)), cfg.steps, len(cfg.seeds)))
-        plan.append((teacher, None, [cfg.d], cfg.recovery_steps, len(cfg.seeds) * len(cfg.r_stars)))
-    total_student_steps = sum(len(ranks) * steps * groups for _, _, ranks, steps, groups in plan)
-
-    batched_seconds, naive_samples = 0.0, []
-    for teacher, r_star, ranks, steps, groups in plan:
-        tasks = [make_attention_task(teacher, cfg.T, cfg.d, r_star or 1, args.n, cfg.sigma, seed)
-                 for seed in range(groups)]
-        X = torch.stack([t.X for t in tasks]).to(device)
-        Y = torch.stack([t.Y for t in tasks]).to(device)
-        students = QKStudents(list(range(groups)), ranks, cfg.T, cfg.d, softmax=teacher == "softmax_qk")
-        per_step = batched_rate(students, X, Y, args.steps, device)
-        batched_seconds += per_step * steps
-        print(f"batched  {teacher:10s} r*={r_star!s:4s} {groups}×{len(ranks):2d} students: "
-              f"{per_step * 1e3:8.1f} ms/step → {groups * len(ranks) / per_step:8.0f} student-steps/s")
-        naive_samples += [(teacher, rank, X[0], Y[0]) for rank in ranks]
-
-    # Ablation on one representative group: the same students, whole batch vs. sample chunks.
-    tasks = [make_attention_task("softmax_qk", cfg.T, cfg.d, 4, args.n, cfg.sigma, seed) for seed in range(5)]
-    X = torch.stack([t.X for t in tasks]).to(device)
-    Y = torch.stack([t.Y for t in tasks]).to(device)
-    ablation = {}
-    for label, budget in (("one full batch", 10**15), ("sample chunks (default)", None)):
-        students = QKStudents(list(range(5)), list(range(1, 9)), cfg.T, cfg.d, softmax=True)
-        train(students, X, Y, steps=1, progress=False, device=device, chunk_elements=budget)
-        _sync(device)
-        start = time.perf_counter()
-        train(students, X, Y, steps=args.steps, progress=False, device=device, chunk_elements=budget)
-        _sync(device)
-        ablation[label] = (time.perf_counter() - start) / args.steps
-
-    stride = max(1, len(naive_samples) // args.naive_sample)
-    timed = naive_samples[::stride][: args.naive_sample]
-    naive_per_step = [naive_seconds_per_step(X, Y, rank, teacher == "softmax_qk", args.steps, device)
-                      for teacher, rank, X, Y in timed]
-    naive_rate = len(naive_per_step) / sum(naive_per_step)  # student-steps per second
-    batched_rate_total = total_student_steps / batched_seconds
-    naive_seconds = total_student_steps / naive_rate
-    info = provenance()
+    naive = fixed = converged = 0.0
+    student_steps = converged_steps = 0
+    lines_per_job = []
+    for teacher in TEACHERS:
+        for r_star in args.r_stars:
+            task = make_attention_task(teacher, T, D, r_star, args.n, SIGMA, seed=0)
+            for kind, ranks, steps, init in (("sweep", rank_sweep(r_star), SWEEP_STEPS, 1.0),
+                                             ("recovery", [D], RECOVERY_STEPS, 0.3)):
+                fixed += engine_seconds_per_step(task, ranks, init, device, args.steps) * steps
+                naive += sum(naive_seconds_per_step(task, r, device, args.steps) for r in ranks) * steps
+                start = time.perf_counter()
+                rows = protocol.sweep_or_recovery({
+                    "kind": kind, "teacher": teacher, "T": T, "d": D, "r_star": r_star, "n": args.n,
+                    "sigma": SIGMA, "seed": 0, "spectrum": "sharp", "steps": steps, "lr": 1e-2,
+                    "stop": "converged", "init_scale": init})[kind]
+                _sync(device)
+                seconds = time.perf_counter() - start
+                converged += seconds
+                student_steps += len(ranks) * steps
+                converged_steps += sum(row["steps_run"] for row in rows)
+                mean_steps = sum(r["steps_run"] for r in rows) / len(rows)
+                lines_per_job.append(f"| {teacher} r*={r_star} {kind} | {len(ranks)} | {mean_steps:.0f} / {steps} | "
+                                     f"{seconds:.1f} s |")
+    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    where = torch.cuda.get_device_name() if device.type == "cuda" else f"CPU ({platform.machine()})"
     lines = [
-        f"### {info['date']} — {info['device']}, torch {info['torch']}, {info['threads']} threads",
+        f"### {stamp} — {where}, torch {torch.__version__}, {torch.get_num_threads()} threads",
         "",
-        f"Grid: App. C Table 3 at n = {args.n}: {sum(len(r) * g for _, _, r, _, g in plan)} students, "
-        f"{total_student_steps:,} student-steps. Each group timed for {args.steps} steps after a warm-up; "
-        f"the naive loop timed on {len(timed)} students spread over the grid; both extrapolated.",
+        f"Jobs: both teachers × r* ∈ {args.r_stars} × seed 0 at n = {args.n} (T = {T}, d = {D}): "
+        f"{student_steps:,} student-steps at the paper's step counts; the converged rule ran "
+        f"{converged_steps:,} ({converged_steps / student_steps:.0%}). The naive loop and the fixed-step "
+        f"engine were timed for {args.steps} steps per student or job and extrapolated; the converged engine "
+        f"was run to the end.",
         "",
-        "| engine | student-steps/s | whole grid (extrapolated) |",
+        "| engine | wall time for these jobs | speed-up over the naive loop |",
         "|---|---|---|",
-        f"| naive loop (one student at a time) | {naive_rate:,.0f} | {naive_seconds / 60:.1f} min |",
-        f"| batched engine | {batched_rate_total:,.0f} | {batched_seconds / 60:.1f} min |",
+        f"| naive loop, fixed steps (one student at a time) | {naive / 60:.1f} min | 1.0× |",
+        f"| batched engine, fixed steps | {fixed / 60:.1f} min | {naive / fixed:.1f}× |",
+        f"| batched engine, converged | {converged / 60:.1f} min | {naive / converged:.1f}× |",
         "",
-        f"Speed-up of the batched engine over the naive loop on the same device: "
-        f"**{batched_rate_total / naive_rate:.1f}×**.",
+        "Per job under the converged rule (mean steps run of the students / cap):",
         "",
-        "Ablation, softmax teacher r* = 4 (5 seeds × 8 ranks = 40 students), seconds per step: "
-        + "; ".join(f"{label} {seconds:.2f} s" for label, seconds in ablation.items()) + ".",
+        "| job | students | steps run | wall time |",
+        "|---|---|---|---|",
+        *lines_per_job,
         "",
     ]
     print("\n".join(lines))

@@ -151,3 +151,24 @@ def test_split_is_a_deterministic_contiguous_tail():
             corpora.split(tokens, bad)
     with pytest.raises(ValueError, match="empty"):
         corpora.split(np.arange(3), 0.01)
+
+
+def test_sources_restrict_the_search_and_locate_checks_without_tokenizing(tmp_path, monkeypatch):
+    _isolated(tmp_path, monkeypatch)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "english.txt").write_text(TEXT)
+    found = corpora.locate_corpus("english", shared_dir=shared)
+    assert found.source == "shared" and found.bytes == len(TEXT) and found.sha256 == hashlib.sha256(
+        TEXT.encode()).hexdigest() and not found.matches_pin
+    user = tmp_path / "user"
+    user.mkdir()
+    with pytest.raises(corpora.CorpusUnavailable, match=re.escape(str(user / "english.txt"))):
+        corpora.locate_corpus("english", user_dir=user, sources=["user_dir"], shared_dir=shared)
+    assert corpora.load_corpus("english", user_dir=user, sources=("user_dir", "shared"),
+                               shared_dir=shared).text == TEXT
+    (user / "english.txt").write_bytes(b"")
+    with pytest.raises(ValueError, match=r"english\.txt.*empty"):
+        corpora.locate_corpus("english", user_dir=user, shared_dir=shared)
+    with pytest.raises(ValueError, match="sources"):
+        corpora.locate_corpus("english", sources=["ftp"])

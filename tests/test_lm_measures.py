@@ -126,3 +126,44 @@ def test_measure_charlm_returns_one_row_per_model_layer_and_head():
     assert row["static_kernel_rank"] == pytest.approx(effective_rank(kernel))
     with torch.no_grad():
         assert lm_measures.measure_charlm(model, tokens, max_windows=10) == rows  # deterministic
+
+
+def test_a_common_symbol_budget_bounds_every_corpus_by_the_same_rank():
+    rng = np.random.default_rng(7)
+    small, large = rng.integers(0, 10, 30_000), rng.integers(0, 80, 30_000)
+    uncapped = [lm_measures.lag_operator(t, lags=2, symbols=None) for t in (small, large)]
+    capped = [lm_measures.lag_operator(t, lags=2, symbols=8) for t in (small, large)]
+    assert uncapped[1].effective_rank > 4 * uncapped[0].effective_rank  # noise fills the alphabet
+    assert [op.max_rank for op in capped] == [8, 8] and [op.vocab_size for op in capped] == [10, 80]
+    assert all(op.effective_rank <= 8 + 1e-9 and 0 < op.normalized_rank <= 1 for op in capped)
+    assert capped[1].effective_rank == pytest.approx(capped[0].effective_rank, rel=0.1)
+
+
+def test_the_budget_keeps_the_most_frequent_symbols_and_pools_the_rest():
+    text = np.array([3] * 500 + [1] * 300 + [0] * 200 + [2] * 100)
+    np.random.default_rng(8).shuffle(text)
+    op = lm_measures.lag_operator(text, lags=1, min_count=1, symbols=2)
+    assert list(op.symbols) == [3, 1, -1] and op.matrix.shape == (3, 3)
+    with pytest.raises(ValueError, match="symbols"):
+        lm_measures.lag_operator(text, symbols=0)
+
+
+def test_unigram_entropy_is_log_k_for_a_uniform_text_and_zero_for_a_constant_one():
+    assert lm_measures.unigram_entropy(np.tile(np.arange(4), 100)) == pytest.approx(np.log(4))
+    assert lm_measures.unigram_entropy(np.zeros(50, dtype=np.int64)) == 0.0
+
+
+def test_the_permutation_threshold_separates_a_strong_from_no_correlation():
+    x = np.arange(6.0)
+    limit = lm_measures.permutation_threshold(x, x**2)
+    assert 0.6 < limit < 0.95 and lm_measures.pearson(x, x**2) > limit
+    assert limit == lm_measures.permutation_threshold(x, x**2)  # exact enumeration: deterministic
+    with pytest.raises(ValueError, match="≥ 3"):
+        lm_measures.permutation_threshold([1, 2], [2, 1])
+
+
+def test_robust_outliers_flag_only_the_value_that_stands_apart():
+    flags = lm_measures.robust_outliers([10.0, 10.5, 9.8, 10.2, 30.0, 10.1])
+    assert list(flags) == [False, False, False, False, True, False]
+    assert not lm_measures.robust_outliers([1.0, 2.0, 3.0, 4.0]).any()
+    assert list(lm_measures.robust_outliers([5.0, 5.0, 5.0, 7.0])) == [False, False, False, True]

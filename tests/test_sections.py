@@ -82,3 +82,30 @@ def test_facts_are_numbers_or_text_and_cover_the_prose(tiny):
     for name, results in tiny.items():
         facts = sections.module(name).facts(results)
         assert all(isinstance(v, (int, float, str)) for v in facts.values()), name
+
+
+@pytest.fixture(scope="module")
+def tiny_new():
+    return {name: runner.run(name, "tiny", progress=False) for name in ("predictability", "ablation")}
+
+
+def test_predictability_rows_follow_the_stated_criteria(tiny_new):
+    module = sections.module("predictability")
+    table = module.compare(tiny_new["predictability"])
+    _check_verdicts(table)
+    est = tiny_new["predictability"]["estimates"]
+    linear = est[est["teacher"] == "linear_qk"]
+    holds = verdicts.tracks_teacher(linear["v_known_energy_rank"], linear["teacher_energy_rank"])
+    assert table.loc["linear_qk: V-known R̃_eff tracks the teacher (fraction of r*)", "claim holds"] == holds
+    assert set(module.table4(tiny_new["predictability"]).index.get_level_values("teacher")) == {"linear_qk",
+                                                                                               "softmax_qk"}
+
+
+def test_ablation_has_one_row_per_spectrum_and_recovery_tracks_the_teacher(tiny_new):
+    module = sections.module("ablation")
+    cells = module.per_spectrum(tiny_new["ablation"])
+    assert list(cells.index) == ["sharp", "power_law", "flat"]
+    assert cells.loc["flat", "R̃_eff(K*)"] == pytest.approx(2.0)  # r* = 2 at the tiny profile
+    table = module.compare(tiny_new["ablation"])
+    _check_verdicts(table)
+    assert table.loc["flat: mean excess at r = r*−1", "claim holds"]

@@ -85,3 +85,11 @@ def test_impossible_surrogate_parameters_raise(kwargs, message):
 def test_unknown_teacher_raises():
     with pytest.raises(ValueError, match="unknown teacher"):
         tasks.make_attention_task("relu_qk", 8, 6, 2, 10, 0.05, 0)
+
+
+def test_the_appendix_d_spectra_have_the_papers_energy_ranks_at_r_star_4():
+    """Table 5's teacher values: flat 4.00, sharp 3.57, power-law 2.43 (eq. 2 of K* = U diag(λ) Uᵀ)."""
+    ranks = {p: float(spectral.energy_effective_rank(torch.diag(tasks.teacher_spectrum(4, p))))
+             for p in ("flat", "sharp", "power_law")}
+    assert ranks["flat"] == pytest.approx(4.0)
+    assert round(ranks["sharp"], 2) == 3.57 and round(ranks["power_law"], 2) == 2.43

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 
@@ -25,7 +26,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="recompute stale jobs (computed by other code) instead of showing them flagged")
     common.add_argument("--quiet", action="store_true", help="no progress bars")
     book = sub.add_parser("book", parents=[common], help="every section at a profile, then the HTML book")
-    book.add_argument("--no-html", action="store_true", help="compute and render the pages, skip the HTML")
+    book.add_argument("--no-html", action="store_true",
+                      help="compute and render the pages, skip the HTML (also: ENTROPIC_NO_HTML=1)")
     run = sub.add_parser("run", parents=[common], help="one section with parameter overrides, then the book")
     run.add_argument("section")
     run.add_argument("params", nargs="*", metavar="name=value", help="parameter overrides, e.g. r_star=4")
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in book.toc_sections():
             # The book shows every section: this one with the given parameters, the others at the profile.
             book.execute(name, args.profile, overrides if name in names else {})
-        if not getattr(args, "no_html", False):
+        if not getattr(args, "no_html", False) and not os.environ.get("ENTROPIC_NO_HTML"):
             book.build()
     except runner.Interrupted as stop:
         print(f"\n{stop}", file=sys.stderr)

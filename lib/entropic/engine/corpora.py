@@ -17,7 +17,8 @@ Sources, tried in this order for each corpus ``name``:
 ``ENTROPIC_SHARED_CORPORA`` (or ``shared_dir=``) replaces the shared folder; ``ENTROPIC_CACHE`` the
 cache root. ``sources=`` restricts the search to some of the four kinds above (:data:`SOURCES`), e.g.
 ``("user_dir",)`` to read only the caller's directory. :func:`locate_corpus` reads and checks the file
-and returns its :class:`Provenance` without tokenizing it (cheap: for validating before any work). Nothing is ever synthesized. A corpus found nowhere raises :class:`CorpusUnavailable` (a
+and returns its :class:`Provenance` without tokenizing it (cheap: for validating before any work).
+Nothing is ever synthesized. A corpus found nowhere raises :class:`CorpusUnavailable` (a
 ``ValueError``) that says where the file was looked for and where to put it.
 
 Used by the real-corpus diagnostics section (Appendix B).

@@ -100,12 +100,27 @@ def toc_sections(root: Path = paths.ROOT) -> list[str]:
     return [f.removeprefix(TOC_FOLDER + "/") for f in files if f.startswith(TOC_FOLDER + "/")]
 
 
+def offline_mathjax(root: Path) -> Path:
+    """Copy MathJax 3 (the ``django-static-mathjax`` package's files: the TeX-to-CHTML bundle and its
+    fonts) into the book's ``_static/mathjax``, so pages render math without reaching a CDN."""
+    import mathjax
+
+    source = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    target = root / "_static" / "mathjax"
+    if not (target / "tex-chtml.js").exists():
+        fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
+        shutil.copytree(source / fonts, target / fonts, dirs_exist_ok=True)
+        shutil.copy2(source / "tex-chtml.js", target / "tex-chtml.js")
+    return target
+
+
 def build(root: Path = paths.ROOT, log=print) -> Path:
     """Build the HTML book under ``root`` with Jupyter Book 1, warnings as errors; returns index.html."""
     executed = root / TOC_FOLDER
     missing = [n for n in toc_sections(root) if not (executed / f"{n}.ipynb").exists()]
     if missing:
         raise RuntimeError(f"sections not executed yet: {missing}; run `make book` first")
+    offline_mathjax(root)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     command = [str(jupyter_book if jupyter_book.exists() else shutil.which("jupyter-book")),
                "build", str(root), "--warningiserror", "--keep-going", "--quiet"]

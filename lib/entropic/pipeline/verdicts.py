@@ -23,7 +23,7 @@ range                     ours lies in the range the quantity states in brackets
 ========================  ===============================================================================
 
 Verdicts: ``reproduced`` (claim holds and value agrees), ``claim holds, value differs``, ``not
-reproduced`` (the claim fails on our data). A claim the paper makes without a number is compared on
+reproduced`` (the claim fails on our data), and ``undefined`` where the data are too few to decide. A claim the paper makes without a number is compared on
 the claim alone (``value`` is then ``None``).
 """
 
@@ -42,7 +42,8 @@ VALUE_RTOL = 0.25  # default agreement of a value with the paper's: within 25 %
 REPRODUCED = "reproduced"
 CLAIM_HOLDS = "claim holds, value differs"
 NOT_REPRODUCED = "not reproduced"
-VERDICTS = (REPRODUCED, CLAIM_HOLDS, NOT_REPRODUCED)
+UNDEFINED = "undefined"  # too few data to decide, e.g. a correlation across fewer than 3 corpora
+VERDICTS = (REPRODUCED, CLAIM_HOLDS, NOT_REPRODUCED, UNDEFINED)
 
 CRITERIA = {
     "achievability": f"every seed's |excess| ≤ {FLOOR_BAND:.0%} of the noise floor",
@@ -146,7 +147,7 @@ def table(rows: list[dict]) -> pd.DataFrame:
 
 
 SHOWN = ["paper says", "where", "ours", "criterion", "claim holds", "value tolerance", "verdict"]
-COLOURS = {REPRODUCED: "#d8f0d8", CLAIM_HOLDS: "#fff3cd", NOT_REPRODUCED: "#f8d7da"}
+COLOURS = {REPRODUCED: "#d8f0d8", CLAIM_HOLDS: "#fff3cd", NOT_REPRODUCED: "#f8d7da", UNDEFINED: "#e2e3e5"}
 
 
 def styled(comparison: pd.DataFrame):
