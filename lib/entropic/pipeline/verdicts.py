@@ -23,8 +23,8 @@ range                     ours lies in the range the quantity states in brackets
 ========================  ===============================================================================
 
 Verdicts: ``reproduced`` (claim holds and value agrees), ``claim holds, value differs``, ``not
-reproduced`` (the claim fails on our data), and ``undefined`` where the data are too few to decide. A claim the paper makes without a number is compared on
-the claim alone (``value`` is then ``None``).
+reproduced`` (the claim fails on our data), and ``undefined`` where the data are too few to decide.
+A claim the paper makes without a number is compared on the claim alone (``value`` is then ``None``).
 """
 
 from __future__ import annotations
