@@ -54,6 +54,7 @@ def sandbox(tmp_path_factory):
     shutil.rmtree(root / "results", ignore_errors=True)
     (root / ".venv").symlink_to(paths.ROOT / ".venv")
     env = {**os.environ, "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
+           "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora"),
            "PATH": f"{paths.ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     for name in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD"):
         env.pop(name, None)

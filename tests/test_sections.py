@@ -109,3 +109,16 @@ def test_ablation_has_one_row_per_spectrum_and_recovery_tracks_the_teacher(tiny_
     table = module.compare(tiny_new["ablation"])
     _check_verdicts(table)
     assert table.loc["flat: mean excess at r = r*−1", "claim holds"]
+
+
+def test_both_stop_rules_give_the_same_verdicts_and_close_numbers_on_the_table_3_grid(tiny):
+    module = sections.module("attention_native")
+    fixed = tiny["attention_native"]
+    converged = runner.run("attention_native", "tiny", {"stop": "converged"}, progress=False)
+    a, b = module.compare(fixed), module.compare(converged)
+    assert list(a["claim holds"]) == list(b["claim holds"]) and list(a["verdict"]) == list(b["verdict"])
+    ga, gb = module.grid(fixed), module.grid(converged)
+    floor = module.noise_floor(fixed)
+    assert ((ga["excess at r*"] - gb["excess at r*"]).abs() <= verdicts.FLOOR_BAND * floor).all()
+    assert ((ga["R̃_eff(K)"] - gb["R̃_eff(K)"]).abs() <= verdicts.RECOVERY_TOLERANCE * ga["R̃_eff(K*)"]).all()
+    assert converged["sweep"]["steps_run"].sum() < fixed["sweep"]["steps_run"].sum()

@@ -26,6 +26,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="recompute stale jobs (computed by other code) instead of showing them flagged")
     common.add_argument("--quiet", action="store_true", help="no progress bars")
     book = sub.add_parser("book", parents=[common], help="every section at a profile, then the HTML book")
+    book.add_argument("--compute", action="store_true",
+                      help="also compute missing jobs of a committed profile (paper), which reading never does")
     book.add_argument("--no-html", action="store_true",
                       help="compute and render the pages, skip the HTML (also: ENTROPIC_NO_HTML=1)")
     run = sub.add_parser("run", parents=[common], help="one section with parameter overrides, then the book")
@@ -62,10 +64,11 @@ def main(argv: list[str] | None = None) -> int:
             runner.plan(name, args.profile, overrides)
         keep = False if args.refresh else None
         for name in names:
+            compute = True if args.command == "run" or args.compute or args.force or args.refresh else None
             result = runner.run(name, args.profile, overrides, force=args.force, keep_stale=keep,
-                                progress=not args.quiet)
+                                compute=compute, progress=not args.quiet)
             print(f"[entropic] {name}: {len(result.entries)} jobs in results/{result.label}/{name} "
-                  f"({result.computed} computed now, {len(result.stale)} stale)")
+                  f"({result.computed} computed now, {len(result.stale)} stale, {len(result.missing)} missing)")
         if args.command == "run" and args.no_book:
             return 0
         for name in book.toc_sections():

@@ -64,6 +64,9 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
         return target
     out_dir.mkdir(parents=True, exist_ok=True)
     notebook = jupytext.read(paths.notebook_source(section))
+    results = runner.run(section, profile, overrides, progress=False, log=lambda *_: None)
+    if not results.entries:  # nothing stored and nothing to compute (a committed profile): say so
+        notebook = _placeholder(notebook, section, profile)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     staged_input, staged_output = out_dir / f"{section}.input.ipynb", out_dir / f"{section}.running.ipynb"
     nbformat.write(notebook, staged_input)
@@ -89,6 +92,21 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     nbformat.write(executed, staged_output)
     staged_output.replace(target)
     return target
+
+
+def _placeholder(notebook, section: str, profile: str):
+    """The page of a section with no stored results in a committed profile: its title and introduction,
+    and how to compute it."""
+    import nbformat
+
+    intro = next(c for c in notebook.cells if c.cell_type == "markdown")
+    note = (f"```{{warning}}\nNo results of the `{profile}` profile are stored for this section yet. "
+            f"`python -m entropic run {section} --profile {profile} --no-book` computes them (it resumes "
+            f"where an earlier run stopped); `make book PROFILE={profile}` then shows them here.\n```")
+    page = nbformat.v4.new_notebook(metadata=notebook.metadata)
+    page.cells = [intro, nbformat.v4.new_markdown_cell(note),
+                  nbformat.v4.new_code_cell('profile = "quick"', metadata={"tags": ["parameters", "remove-cell"]})]
+    return page
 
 
 def toc_sections(root: Path = paths.ROOT) -> list[str]:

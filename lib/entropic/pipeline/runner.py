@@ -7,6 +7,10 @@ profile's). A job is computed when it is missing, when its entry is corrupt (rep
 recomputed), when its version key differs from the code's (unless stale entries are kept, the
 default for the committed ``paper`` profile: then they are listed and shown with a note), or with
 ``force``. Each job is stored as soon as it finishes, so an interrupted run resumes where it stopped.
+
+In a committed profile, reading (the notebook, ``make book``) never starts computing: the page shows
+what is stored, and names the jobs still missing and the command that computes them (``python -m
+entropic run SECTION --profile paper``, which resumes).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ class Results:
     entries: list[store.Entry]
     stale: list[str] = field(default_factory=list)
     computed: int = 0
+    missing: list[str] = field(default_factory=list)
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         return self.tables[name]
@@ -73,6 +78,12 @@ class Results:
             line += f" Training stop rule: **{stop}**" + (
                 " (the paper's fixed step counts)." if stop == "fixed" else
                 " (a student stops once its loss has settled, capped at the paper's step counts).")
+        if self.missing:
+            total = len(self.missing) + len(self.entries)
+            line += (f"\n\n```{{warning}}\n**Partial results:** {len(self.missing)} of {total} jobs of this profile "
+                     f"are not computed yet, so the tables below cover only part of the grid. "
+                     f"`python -m entropic run {self.section} --profile {self.profile} --no-book` computes them "
+                     f"(it resumes where an earlier run stopped).\n```")
         if self.stale:
             keys = sorted({e.key for e in self.entries} - {self.key})
             commits = sorted({e.provenance.get("commit", "?") for e in self.entries if e.key != self.key})
@@ -82,6 +93,12 @@ class Results:
                      f"stored, not as current. Recompute them with `python -m entropic run {self.section} "
                      f"--profile {self.profile} --refresh`.\n```")
         return line
+
+    def config_table(self):
+        """The resolved configuration for the page: rows that differ from the paper highlighted."""
+        table = self.cfg.table()
+        return table.style.apply(lambda row: ["background-color: #fff3cd" if row["differs"] else ""] * len(row),
+                                 axis=1)
 
     def save(self, **frames: pd.DataFrame) -> None:
         """Write tables as CSV under ``build/tables/<label>/<section>/`` for readers and tests."""
@@ -115,17 +132,20 @@ def plan(section: str, profile: str, overrides: dict | None = None):
 
 
 def run(section: str, profile: str = "quick", overrides: dict | None = None, *, force: bool = False,
-        keep_stale: bool | None = None, compute: bool = True, progress: bool = True, log=print) -> Results:
+        keep_stale: bool | None = None, compute: bool | None = None, progress: bool = True,
+        log=print) -> Results:
     """Compute what the store lacks for one section and return its results (see the module docstring).
 
-    ``compute=False`` only reads: a missing job is then an error naming it.
+    ``compute`` defaults to True except in committed profiles; when False, missing jobs are listed in
+    ``Results.missing`` instead of computed.
     """
     overrides = dict(overrides or {})
     module, cfg, jobs = plan(section, profile, overrides)
     label = label_of(profile, overrides)
     keep_stale = label in COMMITTED if keep_stale is None else keep_stale
+    compute = label not in COMMITTED if compute is None else compute
     shelf, key = store.Store(label, section), store.version_key(module)
-    entries, stale, computed = [], [], 0
+    entries, stale, missing, computed = [], [], [], 0
     bar = tqdm(jobs, desc=f"{section} ({label})", disable=not progress, leave=False, unit="job")
     try:
         for job in bar:
@@ -141,7 +161,8 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
                 entries.append(entry)
                 continue
             if not compute:
-                raise RuntimeError(f"{section}: job {job.id} is not in {shelf.folder}; run the section first")
+                missing.append(job.id)
+                continue
             bar.set_postfix_str(job.name)
             start = time.perf_counter()
             tables = module.fit(job)
@@ -161,7 +182,7 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     tables = {}
     for name in sorted({t for e in entries for t in e.tables}):
         tables[name] = pd.DataFrame([r for e in entries for r in e.tables.get(name, [])])
-    return Results(section, profile, overrides, label, cfg, key, tables, entries, stale, computed)
+    return Results(section, profile, overrides, label, cfg, key, tables, entries, stale, computed, missing)
 
 
 def _device_name() -> str:

@@ -55,7 +55,7 @@ class Config(SectionConfig):
     steps: int = param(1500, "Adam steps for every student", positive_int)
     lr: float = param(0.01, "Adam learning rate, full batch", positive)
     rungs: tuple = param(tuple(LADDER), "ladder rungs to train", some_of(*LADDER))
-    sweep: bool = param(True, "train every rank r = 1 … 2r* (else r = r* only)", flag)
+    sweep: bool = param(False, "also train every rank r = 1 … 2r* (the paper reports r = r* only)", flag)
     stop: str = param("fixed", "stop rule: fixed (the paper's steps) or converged", one_of(*STOP_RULES))
 
     def validate(self):
