@@ -24,6 +24,7 @@ from entropic.pipeline import book  # noqa: E402
 def tiny_book() -> Path:
     """A book root with every section of the table of contents rendered at the ``tiny`` profile."""
     root = _SESSION / "book"
+    root.mkdir(parents=True, exist_ok=True)
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(paths.ROOT / name, root / name)
     shutil.copytree(paths.BOOK_SOURCES, root / "book", dirs_exist_ok=True)

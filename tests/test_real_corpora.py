@@ -28,7 +28,7 @@ def _check_verdicts(table: pd.DataFrame):
     """Each verdict follows from the row's own numbers: the range (or criterion) and the value agreement."""
     for quantity, row in table.iterrows():
         assert row["criterion"] == verdicts.CRITERIA[row["kind"]]
-        if row["verdict"] == section.UNDEFINED:
+        if row["verdict"] == verdicts.UNDEFINED:
             assert "undefined" in quantity and math.isnan(row["ours"]) and not row["claim holds"]
             continue
         if row["kind"] == "range":
@@ -44,16 +44,16 @@ def _check_verdicts(table: pd.DataFrame):
 def test_with_two_corpora_the_correlations_are_reported_undefined_not_crashed(tiny):
     table = section.compare(tiny)
     _check_verdicts(table)
-    undefined = table[table["verdict"] == section.UNDEFINED]
+    undefined = table[table["verdict"] == verdicts.UNDEFINED]
     assert any(q.startswith("Pearson(predicted") for q in undefined.index)
     assert all("2 corpora" in q for q in undefined.index if "Pearson" in q)
-    assert table.loc[next(q for q in table.index if q.startswith("max CV_seed")), "verdict"] != section.UNDEFINED
+    assert table.loc[next(q for q in table.index if q.startswith("max CV_seed")), "verdict"] != verdicts.UNDEFINED
 
 
 def test_with_three_corpora_every_row_has_a_verdict_derived_from_its_numbers(three):
     table = section.compare(three)
     _check_verdicts(table)
-    assert (table["verdict"] != section.UNDEFINED).all()
+    assert (table["verdict"] != verdicts.UNDEFINED).all()
     assert len(table) == len(section.CLAIMS)
     pearson = table.loc[next(q for q in table.index if q.startswith("Pearson(predicted"))]
     cells = section.cells(three)
