@@ -77,7 +77,8 @@ class Results:
         if stop:
             line += f" Training stop rule: **{stop}**" + (
                 " (the paper's fixed step counts)." if stop == "fixed" else
-                " (a student stops once its loss has settled, capped at the paper's step counts).")
+                " (a rank-sweep student stops once its loss has settled, capped at the paper's step counts; "
+                "recovery students run the paper's steps).")
         if self.missing:
             total = len(self.missing) + len(self.entries)
             line += (f"\n\n```{{warning}}\n**Partial results:** {len(self.missing)} of {total} jobs of this profile "
@@ -211,5 +212,6 @@ def show(comparison: pd.DataFrame):
 
     from . import verdicts
 
-    display(Markdown(verdicts.summary_markdown(comparison)))
+    criteria = "\n".join(f"- *{kind}*: {verdicts.CRITERIA[kind]}" for kind in dict.fromkeys(comparison["kind"]))
+    display(Markdown(f"{verdicts.summary_markdown(comparison)} A claim holds when\n\n{criteria}"))
     return verdicts.styled(comparison)

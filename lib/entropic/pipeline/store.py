@@ -50,6 +50,22 @@ class Job:
         return f"{self.name}-{digest}"
 
 
+def sweep_and_recovery(name: str, task: dict, steps: int, recovery_steps: int, recovery_init: float) -> list[Job]:
+    """The two jobs of one App. C teacher task (``engine.protocol.sweep_or_recovery``): its rank sweep
+    and its over-parameterized recovery student. The recovery student always runs the paper's fixed
+    steps (see ``RECOVERY_STOP``)."""
+    return [Job(f"{name}-sweep", {"kind": "sweep", **task, "steps": steps}),
+            Job(f"{name}-recovery", {"kind": "recovery", **task, "stop": RECOVERY_STOP, "steps": recovery_steps,
+                                     "init_scale": recovery_init})]
+
+
+# Recovery students measure ranks, and the Shannon effective rank of a learned kernel keeps drifting
+# after its loss has settled (measured: under softmax it moved by about 2 % between the converged stop
+# and the paper's 2,500 steps, enough to change CV_seed fourfold). So the converged rule applies to the
+# rank sweeps only; every recovery student runs the paper's step count.
+RECOVERY_STOP = "fixed"
+
+
 @dataclass
 class Entry:
     """A stored job: its rows per table, the version key it ran with, and its provenance."""

@@ -146,13 +146,15 @@ def table(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("quantity")
 
 
-SHOWN = ["paper says", "where", "ours", "criterion", "claim holds", "value tolerance", "verdict"]
+SHOWN = ["paper says", "ours", "claim", "claim holds", "value tolerance", "verdict"]
 COLOURS = {REPRODUCED: "#d8f0d8", CLAIM_HOLDS: "#fff3cd", NOT_REPRODUCED: "#f8d7da", UNDEFINED: "#e2e3e5"}
 
 
 def styled(comparison: pd.DataFrame):
     """A comparison table for the book: the paper's wording, ours (3 significant digits), verdicts coloured."""
-    return (comparison[SHOWN].style.format({"ours": "{:.3g}"})
+    shown = comparison.assign(**{"paper says": comparison["paper says"] + " (" + comparison["where"] + ")",
+                                 "claim": comparison["kind"]})[SHOWN]
+    return (shown.style.format({"ours": "{:.3g}"})
             .map(lambda v: f"background-color: {COLOURS.get(v, 'white')}", subset=["verdict"]))
 
 

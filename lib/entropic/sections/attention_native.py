@@ -25,7 +25,7 @@ from ..pipeline.config import (
     positive_int,
     some_of,
 )
-from ..pipeline.store import Job
+from ..pipeline.store import Job, sweep_and_recovery
 from ..pipeline.verdicts import Claim
 
 TITLE = "§6 The attention-native grid (Table 3)"
@@ -74,10 +74,8 @@ def jobs(cfg: Config) -> list[Job]:
             for seed in cfg.seeds:
                 task = {"teacher": teacher, "T": cfg.T, "d": cfg.d, "r_star": r_star, "n": cfg.n,
                         "sigma": cfg.sigma, "seed": seed, "spectrum": cfg.spectrum, "lr": cfg.lr, "stop": cfg.stop}
-                name = f"{teacher}-r{r_star}-seed{seed}"
-                out.append(Job(f"{name}-sweep", {"kind": "sweep", **task, "steps": cfg.steps}))
-                out.append(Job(f"{name}-recovery", {"kind": "recovery", **task, "steps": cfg.recovery_steps,
-                                                    "init_scale": cfg.recovery_init}))
+                out += sweep_and_recovery(f"{teacher}-r{r_star}-seed{seed}", task, cfg.steps, cfg.recovery_steps,
+                                          cfg.recovery_init)
     return out
 
 

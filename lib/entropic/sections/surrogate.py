@@ -17,7 +17,7 @@ from ..engine.tasks import SPECTRA, make_surrogate_task
 from ..engine.train import STOP_RULES, StopRule, rank_sweep, train
 from ..pipeline import figures, verdicts
 from ..pipeline.config import SectionConfig, distinct_ints, non_negative, one_of, param, positive, positive_int
-from ..pipeline.store import Job
+from ..pipeline.store import RECOVERY_STOP, Job
 from ..pipeline.verdicts import Claim
 
 TITLE = "§4 The linear surrogate (Table 1)"
@@ -69,7 +69,7 @@ def jobs(cfg: Config) -> list[Job]:
                                              "lr": cfg.lr, "stop": cfg.stop}))
         out.append(Job(f"seed{seed}-recovery", {"kind": "recovery", "seed": seed, **task, "lr": cfg.lr,
                                                 "steps": cfg.recovery_steps, "init": cfg.recovery_init,
-                                                "stop": cfg.stop}))
+                                                "stop": RECOVERY_STOP}))
         out.append(Job(f"seed{seed}-data", {"kind": "data_only", "seed": seed, **task}))
     return out
 
