@@ -174,3 +174,11 @@ def test_a_toy_section_needs_only_its_module_and_notebook(toy_in_tree, tmp_path)
     said = []
     assert book.execute("toy", "quick", {}, out_dir=tmp_path / "pages", log=said.append) == executed
     assert "page is current" in said[0]
+
+
+def test_entries_no_current_job_reads_are_listed_as_orphans(toy):
+    runner.run("toy", "quick", progress=False)
+    assert runner.orphans("toy", "quick") == []
+    stray = paths.RESULTS / "quick" / "toy" / "seed9-0000000000.json"
+    stray.write_text("{}")
+    assert runner.orphans("toy", "quick") == [stray]

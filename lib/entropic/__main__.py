@@ -34,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("section")
     run.add_argument("params", nargs="*", metavar="name=value", help="parameter overrides, e.g. r_star=4")
     run.add_argument("--no-book", action="store_true", help="compute the results only")
+    prune = sub.add_parser("prune", help="delete stored entries that no current job reads")
+    prune.add_argument("--profile", default=DEFAULT_PROFILE)
     sub.add_parser("sections", help="list the sections")
     sub.add_parser("profiles", help="list the parameter profiles")
     return parser
@@ -48,11 +50,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(stray)}")
     if args.command == "run":
         args.params = [*args.params, *extra]
-    from . import sections
+    from . import paths, sections
     from .pipeline import book, config, runner
 
     if args.command == "sections":
         print("\n".join(sections.names()))
+        return 0
+    if args.command == "prune":
+        for name in sections.names():
+            for path in runner.orphans(name, args.profile):
+                shown = path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path
+                print(f"[entropic] removing {shown}")
+                path.unlink()
         return 0
     if args.command == "profiles":
         print("\n".join(config.available_profiles()))

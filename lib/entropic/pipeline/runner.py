@@ -196,6 +196,14 @@ def _device_name() -> str:
     return f"CPU ({platform.processor() or platform.machine()})"
 
 
+def orphans(section: str, profile: str) -> list:
+    """Stored entries of a profile that no current job of the section reads (left by changed parameters)."""
+    _, _, jobs = plan(section, profile)
+    shelf = store.Store(profile, section)
+    wanted = {shelf.path(job) for job in jobs}
+    return sorted(p for p in shelf.folder.glob("*.json") if p not in wanted) if shelf.folder.is_dir() else []
+
+
 def glue_facts(section: str, facts: dict) -> None:
     """Glue every fact of a section for its page's prose, named ``<section>_<fact>``; text facts are
     Markdown (use ``{glue:md}``), numbers are numbers (use ``{glue:text}`` with a format)."""
