@@ -8,8 +8,9 @@ seed 0): per (teacher, r*) a rank sweep r = 1 … 2r* (1,500 steps) and one over
   another, fixed steps; timed for a few steps per student and extrapolated;
 * engine, fixed steps: ``engine.train.train`` on the job's batch of students; timed for a few steps and
   extrapolated (its cost is linear in the steps);
-* engine, converged: the same jobs run to the end under ``stop=converged`` (students leave the batch once
-  their loss has settled, capped at the paper's steps): measured, not extrapolated.
+* engine, converged: the same jobs run to the end as the section runs them under ``stop=converged``
+  (sweep students leave the batch once their loss has settled, capped at the paper's steps; recovery
+  students run the paper's steps): measured, not extrapolated.
 
 Usage: python benchmarks/bench_engine.py [--n 1000] [--r-stars 2 4] [--steps 10] [--device cpu|cuda]
 Appends a dated section to benchmarks/RESULTS.md (use --no-write to only print).
@@ -30,6 +31,7 @@ from entropic.engine import protocol
 from entropic.engine.models import QKStudents
 from entropic.engine.tasks import TEACHERS, make_attention_task
 from entropic.engine.train import rank_sweep, train
+from entropic.pipeline.store import RECOVERY_STOP
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 T, D, SIGMA, SWEEP_STEPS, RECOVERY_STEPS = 16, 32, 0.05, 1500, 2500
@@ -102,7 +104,7 @@ def main():
                 rows = protocol.sweep_or_recovery({
                     "kind": kind, "teacher": teacher, "T": T, "d": D, "r_star": r_star, "n": args.n,
                     "sigma": SIGMA, "seed": 0, "spectrum": "sharp", "steps": steps, "lr": 1e-2,
-                    "stop": "converged", "init_scale": init})[kind]
+                    "stop": "converged" if kind == "sweep" else RECOVERY_STOP, "init_scale": init})[kind]
                 _sync(device)
                 seconds = time.perf_counter() - start
                 converged += seconds
