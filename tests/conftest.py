@@ -28,6 +28,8 @@ def tiny_book() -> Path:
     for name in ("_config.yml", "_toc.yml"):
         shutil.copy(paths.ROOT / name, root / name)
     shutil.copytree(paths.BOOK_SOURCES, root / "book", dirs_exist_ok=True)
+    shutil.copytree(paths.ROOT / "_assets", root / "_assets", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("mathjax"))
     for name in book.toc_sections():
         book.execute(name, "tiny", {}, log=lambda *_: None)
     return root

@@ -120,12 +120,12 @@ def toc_sections(root: Path = paths.ROOT) -> list[str]:
 
 def offline_mathjax(root: Path) -> Path:
     """Copy MathJax 3 (the ``django-static-mathjax`` package's files: the TeX-to-CHTML bundle and its
-    fonts) into the book's ``_mathjax/mathjax`` (a static path of ``_config.yml``), so pages render math
-    without reaching a CDN."""
+    fonts) into the book's ``_assets/mathjax`` (``_assets`` is the static path of ``_config.yml``), so
+    pages render math without reaching a CDN."""
     import mathjax
 
     source = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
-    target = root / "_mathjax" / "mathjax"
+    target = root / "_assets" / "mathjax"
     if not (target / "tex-chtml.js").exists():
         fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
         shutil.copytree(source / fonts, target / fonts, dirs_exist_ok=True)
