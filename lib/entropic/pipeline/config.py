@@ -111,6 +111,10 @@ class SectionConfig:
         return {f.name: (getattr(self, f.name), getattr(paper, f.name)) for f in fields(self)
                 if getattr(self, f.name) != getattr(paper, f.name)}
 
+    def same_as_paper(self, *names: str) -> bool:
+        """Whether the named parameters all hold the paper's values (so its numbers apply)."""
+        return not set(names) & set(self.differences())
+
     def table(self) -> pd.DataFrame:
         """The resolved configuration: name, value, the paper's value, description, and a mark
         on every row that differs from the paper."""

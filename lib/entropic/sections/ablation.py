@@ -64,8 +64,7 @@ class Config(SectionConfig):
 
     @property
     def paper_setting(self) -> bool:
-        paper = Config()
-        return all(getattr(self, k) == getattr(paper, k) for k in ("teacher", "T", "d", "r_star", "sigma"))
+        return self.same_as_paper("teacher", "T", "d", "r_star", "sigma")
 
 
 def jobs(cfg: Config) -> list[Job]:

@@ -63,8 +63,7 @@ class Config(SectionConfig):
 
     @property
     def paper_setting(self) -> bool:
-        paper = Config()
-        return all(getattr(self, k) == getattr(paper, k) for k in ("T", "d", "sigma", "spectrum"))
+        return self.same_as_paper("T", "d", "sigma", "spectrum")
 
 
 def jobs(cfg: Config) -> list[Job]:

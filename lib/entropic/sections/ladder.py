@@ -65,8 +65,7 @@ class Config(SectionConfig):
 
     @property
     def paper_setting(self) -> bool:
-        paper = Config()
-        return all(getattr(self, k) == getattr(paper, k) for k in ("T", "d", "r_star", "sigma"))
+        return self.same_as_paper("T", "d", "r_star", "sigma")
 
 
 def jobs(cfg: Config) -> list[Job]:

@@ -57,8 +57,7 @@ class Config(SectionConfig):
     @property
     def paper_setting(self) -> bool:
         """Whether the paper's Table 1 numbers apply (same task; sizes of training may differ)."""
-        paper = Config()
-        return all(getattr(self, k) == getattr(paper, k) for k in ("T", "d", "r_star", "sigma", "spectrum"))
+        return self.same_as_paper("T", "d", "r_star", "sigma", "spectrum")
 
 
 def jobs(cfg: Config) -> list[Job]:
