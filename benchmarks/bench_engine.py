@@ -31,7 +31,7 @@ from entropic.engine import protocol
 from entropic.engine.models import QKStudents
 from entropic.engine.tasks import TEACHERS, make_attention_task
 from entropic.engine.train import rank_sweep, train
-from entropic.pipeline.store import RECOVERY_STOP
+from entropic.engine.protocol import RECOVERY_STOP
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 T, D, SIGMA, SWEEP_STEPS, RECOVERY_STEPS = 16, 32, 0.05, 1500, 2500
@@ -101,7 +101,7 @@ def main():
                 fixed += engine_seconds_per_step(task, ranks, init, device, args.steps) * steps
                 naive += sum(naive_seconds_per_step(task, r, device, args.steps) for r in ranks) * steps
                 start = time.perf_counter()
-                rows = protocol.sweep_or_recovery({
+                rows = protocol.run({
                     "kind": kind, "teacher": teacher, "T": T, "d": D, "r_star": r_star, "n": args.n,
                     "sigma": SIGMA, "seed": 0, "spectrum": "sharp", "steps": steps, "lr": 1e-2,
                     "stop": "converged" if kind == "sweep" else RECOVERY_STOP, "init_scale": init})[kind]

@@ -30,7 +30,7 @@ def tiny_book() -> Path:
     shutil.copytree(paths.BOOK_SOURCES, root / "book", dirs_exist_ok=True)
     shutil.copytree(paths.ROOT / "_assets", root / "_assets", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("mathjax"))
-    for name in book.toc_sections():
+    for name in book.toc_notebooks():
         book.execute(name, "tiny", {}, log=lambda *_: None)
     return root
 

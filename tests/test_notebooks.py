@@ -34,7 +34,7 @@ def test_the_surrogate_page_shows_the_deficiency_and_the_floor(tiny_tables):
 
 
 def test_executed_pages_record_their_parameters_and_show_the_injected_ones(tiny_book):
-    for name in book.toc_sections():
+    for name in book.toc_notebooks():
         nb = json.loads((paths.EXECUTED / f"{name}.ipynb").read_text())
         assert nb["metadata"]["entropic"]["profile"] == "tiny"
         tags = [c["metadata"].get("tags", []) for c in nb["cells"]]
@@ -46,7 +46,7 @@ def test_the_book_builds_with_banner_configuration_table_and_figures(tiny_book):
     index = book.build(root=tiny_book, log=lambda *_: None)
     figures = {"surrogate": ["fig-surrogate-excess"], "ladder": ["fig-ladder-excess", "fig-ladder-sweep"],
                "attention_native": ["fig-attention-excess", "fig-attention-recovery"]}
-    for name in book.toc_sections():
+    for name in book.toc_notebooks():
         page = (index.parent / "build" / "sections" / f"{name}.html").read_text()
         for figure in figures.get(name, []):
             assert f'id="{figure}"' in page, (name, figure)

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from entropic import paths, sections
-from entropic.pipeline import book, runner, store
+from entropic.pipeline import book, runner, store, versions
 
 TOY = '''
 """A toy section: each job squares its seed."""
@@ -133,7 +133,7 @@ def test_a_corrupt_entry_is_reported_and_recomputed(toy):
 
 def test_stale_entries_are_recomputed_except_in_committed_profiles_where_they_are_flagged(toy, monkeypatch):
     runner.run("toy", "quick", progress=False)
-    monkeypatch.setattr(store, "version_key", lambda module: "newer-code")
+    monkeypatch.setattr(versions, "version_key", lambda module, kind=None: "newer-code")
     flagged = runner.run("toy", "quick", keep_stale=True, progress=False, log=lambda *_: None)
     assert flagged.computed == 0 and len(flagged.stale) == 3
     assert "computed by an earlier version" in flagged.banner()

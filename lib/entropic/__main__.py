@@ -34,6 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("section")
     run.add_argument("params", nargs="*", metavar="name=value", help="parameter overrides, e.g. r_star=4")
     run.add_argument("--no-book", action="store_true", help="compute the results only")
+    run.add_argument("--only", action="append", metavar="PATTERN",
+                     help="compute only the jobs whose name matches this shell pattern (repeatable), "
+                          "e.g. --only '*-1.536M' --only '*-data'; the others are left for a later run")
     prune = sub.add_parser("prune", help="delete stored entries that no current job reads")
     prune.add_argument("--profile", default=DEFAULT_PROFILE)
     sub.add_parser("sections", help="list the sections")
@@ -75,12 +78,12 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             compute = True if args.command == "run" or args.compute or args.force or args.refresh else None
             result = runner.run(name, args.profile, overrides, force=args.force, keep_stale=keep,
-                                compute=compute, progress=not args.quiet)
+                                compute=compute, progress=not args.quiet, only=getattr(args, "only", None))
             print(f"[entropic] {name}: {len(result.entries)} jobs in results/{result.label}/{name} "
                   f"({result.computed} computed now, {len(result.stale)} stale, {len(result.missing)} missing)")
         if args.command == "run" and args.no_book:
             return 0
-        for name in book.toc_sections():
+        for name in book.toc_notebooks():
             # The book shows every section: this one with the given parameters, the others at the profile.
             book.execute(name, args.profile, overrides if name in names else {})
         if not getattr(args, "no_html", False) and not os.environ.get("ENTROPIC_NO_HTML"):

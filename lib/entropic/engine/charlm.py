@@ -13,29 +13,27 @@ Architecture (Appendix B.1 fixes only two layers, four heads and d_model ∈ {64
   token embedding is measured on its own;
 * attention without biases on Q, K, V, O, so the score between rows is exactly
   x̃_t W_Q^h (W_K^h)ᵀ x̃_sᵀ / √d_h with x̃ = LN₁(x): the kernel W_QK^h = W_Q^h W_K^hᵀ is (D, D) of
-  rank ≤ d_h = D/H. The attention matrix softmax(QKᵀ/√d_h + causal mask) is computed explicitly
-  (no fused kernel) so it can be returned;
+  rank ≤ d_h = D/H. Training uses PyTorch's fused causal attention (the (T, T) weights are never
+  stored); a forward that returns the weights for measurement computes softmax(QKᵀ/√d_h + causal
+  mask) explicitly (a test checks the two agree);
 * FFN: Linear(D, 4D) → GELU → Linear(4D, D), with biases; no dropout;
 * initialization (GPT-2): weights ~ N(0, 0.02²), the two residual output projections ~ N(0, (0.02/√(2L))²),
   biases 0, LayerNorm gains 1.
 
-Used by the real-corpus diagnostics section (Appendix B).
+Training is in ``lm_train``. Used by the real-corpus diagnostics section (Appendix B).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from tqdm import tqdm
 
-__all__ = ["CharLM", "CharLMResult", "eval_windows", "evaluate", "sample_windows", "train_charlm"]
+__all__ = ["CharLM", "eval_windows", "evaluate", "sample_windows"]
 
 # name -> (shape after (M,), kind); kind: "w" normal 0.02, "proj" residual projection, "zero", "one"
 _INIT_STD = 0.02
@@ -152,11 +150,13 @@ class CharLM(nn.Module):
                 return (flat @ W).reshape(M, B, T, H, dh).transpose(2, 3)  # (M, B, H, T, dh)
 
             q, k, v = heads(self.W_Q[:, layer]), heads(self.W_K[:, layer]), heads(self.W_V[:, layer])
-            scores = (q @ k.transpose(-1, -2)) / math.sqrt(dh)  # (M, B, H, T, T), explicit on purpose
-            att = scores.masked_fill(~mask, float("-inf")).softmax(-1)
-            if return_attention:
+            if return_attention:  # explicit weights, (M, B, H, T, T), for the measures
+                att = ((q @ k.transpose(-1, -2)) / math.sqrt(dh)).masked_fill(~mask, float("-inf")).softmax(-1)
                 attentions.append(att.detach())
-            out = (att @ v).transpose(2, 3).reshape(M, B * T, D) @ self.W_O[:, layer]
+                mixed = att @ v
+            else:
+                mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            out = mixed.transpose(2, 3).reshape(M, B * T, D) @ self.W_O[:, layer]
             x = x + out.reshape(M, B, T, D)
             u = self._ln(x, self.ln2_g[:, layer], self.ln2_b[:, layer]).reshape(M, B * T, D)
             u = F.gelu(torch.baddbmm(self.b_1[:, layer, None], u, self.W_1[:, layer]))
@@ -223,74 +223,3 @@ def evaluate(model: CharLM, tokens, context: int | None = None, max_windows: int
         expand = (model.M, -1, -1)
         total += model.loss(xb.expand(*expand), yb.expand(*expand)).double().cpu() * len(xb)
     return (total / len(x)).numpy()
-
-
-@dataclass
-class CharLMResult:
-    """What :func:`train_charlm` returns.
-
-    Attributes
-    ----------
-    history : (steps, M) training loss (nats/char) of each step's batch, before the update.
-    val_loss : (M,) validation loss after training (nan without validation tokens).
-    seconds : wall-clock seconds of the training loop.
-    """
-
-    history: np.ndarray
-    val_loss: np.ndarray
-    seconds: float
-
-
-def train_charlm(model: CharLM, train_tokens, steps: int, batch_size: int = 32, context: int | None = None,
-                 lr: float = 3e-3, weight_decay: float = 0.01, betas: tuple[float, float] = (0.9, 0.99),
-                 val_tokens=None, max_val_windows: int | None = 256, progress: bool = True,
-                 desc: str | None = None, device: torch.device | str | None = None) -> CharLMResult:
-    """Train every model of ``model`` with AdamW on random windows of ``train_tokens``.
-
-    Model m draws its windows from a generator seeded by ``model.seeds[m]`` (offset so the data
-    stream differs from the initialization stream), so a model trained in a batch sees exactly the
-    windows it would see alone. Constant learning rate, no gradient clipping (a global clip would
-    couple the models). Weight decay applies to the weight matrices and the token embedding, not to
-    LayerNorm parameters, biases or the position embedding.
-
-    Parameters
-    ----------
-    steps : number of AdamW steps (≥ 1); batch_size : windows per step and model;
-    context : window length (default ``model.T``); lr, weight_decay, betas : AdamW settings;
-    val_tokens : if given, :func:`evaluate` runs on it after training.
-    """
-    if steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
-    if lr <= 0:
-        raise ValueError(f"lr must be positive, got {lr}")
-    if batch_size < 1:
-        raise ValueError(f"batch_size must be at least 1, got {batch_size}")
-    context = context or model.T
-    if context > model.T:
-        raise ValueError(f"context={context} exceeds the model's context {model.T}")
-
-    device = torch.device(device) if device is not None else torch.device("cpu")
-    model.to(device)
-    tokens = _as_tokens(train_tokens)
-    if int(tokens.max()) >= model.V or int(tokens.min()) < 0:
-        raise ValueError(f"token ids must lie in [0, {model.V}), got range [{int(tokens.min())}, {int(tokens.max())}]")
-    gens = [torch.Generator().manual_seed(seed + 0x5EED) for seed in model.seeds]
-    decay = [p for n, p in model.named_parameters() if n not in _NO_DECAY]
-    no_decay = [p for n, p in model.named_parameters() if n in _NO_DECAY]
-    optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
-                                   {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=betas)
-    history = np.empty((steps, model.M))
-    start = time.perf_counter()
-    for step in tqdm(range(steps), desc=desc, disable=not progress, leave=False):
-        pairs = [sample_windows(tokens, batch_size, context, g) for g in gens]
-        x = torch.stack([p[0] for p in pairs]).to(device)
-        y = torch.stack([p[1] for p in pairs]).to(device)
-        optimizer.zero_grad(set_to_none=True)
-        loss = model.loss(x, y)
-        loss.sum().backward()  # models are independent: each gets exactly its own gradient
-        optimizer.step()
-        history[step] = loss.detach().cpu().numpy()
-    seconds = time.perf_counter() - start
-    val = evaluate(model, val_tokens, context, max_val_windows) if val_tokens is not None \
-        else np.full(model.M, np.nan)
-    return CharLMResult(history, val, seconds)

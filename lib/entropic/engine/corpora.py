@@ -174,6 +174,42 @@ def split(tokens, val_fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
     return tokens[:cut], tokens[cut:]
 
 
+@dataclass(frozen=True)
+class Splits:
+    """A corpus cut into a training stream and two held-out parts (see :func:`split_blocks`)."""
+
+    train: np.ndarray
+    interleaved: np.ndarray
+    tail: np.ndarray
+
+
+def split_blocks(tokens, block: int = 2048, every: int = 20, tail_fraction: float = 0.05) -> Splits:
+    """Hold out two validation parts: the corpus's last ``tail_fraction`` (the tail, as a plain split would),
+    and, of the rest, every ``every``-th block of ``block`` tokens (interleaved, so validation samples the
+    whole corpus, not only how it ends: a JSON or music file's tail can differ from its body). The
+    remaining blocks, concatenated in order, train; a training window can span the seam of two blocks
+    (1 window in block/context).
+
+    Parameters
+    ----------
+    tokens : (T,) token ids; block, every : block size and period (every ≥ 2); tail_fraction : in (0, 1).
+    """
+    tokens = np.asarray(tokens)
+    if tokens.ndim != 1:
+        raise ValueError(f"tokens must be one-dimensional, got shape {tokens.shape}")
+    if block < 1 or every < 2 or not 0 < tail_fraction < 1:
+        raise ValueError(f"need block ≥ 1, every ≥ 2 and tail_fraction in (0, 1), got {block}, {every}, "
+                         f"{tail_fraction}")
+    body, tail = split(tokens, tail_fraction)
+    starts = np.arange(0, len(body), block)
+    held = (np.arange(len(starts)) % every) == every - 1
+    parts = {flag: [body[s:s + block] for s, h in zip(starts, held, strict=True) if h == flag] for flag in (0, 1)}
+    if not parts[0] or not parts[1]:
+        raise ValueError(f"{len(body)} tokens in blocks of {block} leave no interleaved validation block "
+                         f"(every {every}-th); use a smaller block or a longer corpus")
+    return Splits(np.concatenate(parts[0]), np.concatenate(parts[1]), tail)
+
+
 def _check_text(data: bytes, where: str) -> str:
     if not data:
         raise ValueError(f"corpus file {where} is empty")

@@ -18,19 +18,28 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .. import paths
+from .. import paths, sections
 from . import runner
 
 TOC_FOLDER = "build/sections"  # where _toc.yml expects the executed section pages, relative to the book root
 
 
+def is_section(name: str) -> bool:
+    """Whether a notebook of the table of contents is a paper section (a module with jobs and a store)
+    rather than a page (theory, teaching, ledger) that only calls the library."""
+    return name in sections.names()
+
+
 def fingerprint(section: str, profile: str, overrides: dict) -> str:
-    _, _, jobs = runner.plan(section, profile, overrides)
     digest = hashlib.sha256(paths.notebook_source(section).read_bytes())
     for path in sorted(paths.PACKAGE.rglob("*.py")):
-        if paths.ENGINE not in path.parents:  # engine edits reach the page through the entries' keys
+        # A section's engine edits reach its page through the entries' keys; a page reads the engine directly.
+        if paths.ENGINE not in path.parents or not is_section(section):
             digest.update(path.read_bytes())
     digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
+    if not is_section(section):
+        return digest.hexdigest()[:16]
+    _, _, jobs = runner.plan(section, profile, overrides)
     shelf = runner.store.Store(runner.label_of(profile, overrides), section)
     for job in jobs:
         path = shelf.path(job)
@@ -64,9 +73,10 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
         return target
     out_dir.mkdir(parents=True, exist_ok=True)
     notebook = jupytext.read(paths.notebook_source(section))
-    results = runner.run(section, profile, overrides, progress=False, log=lambda *_: None)
-    if not results.entries:  # nothing stored and nothing to compute (a committed profile): say so
-        notebook = _placeholder(notebook, section, profile)
+    if is_section(section):
+        results = runner.run(section, profile, overrides, progress=False, log=lambda *_: None)
+        if not results.entries:  # nothing stored and nothing to compute (a committed profile): say so
+            notebook = _placeholder(notebook, section, profile)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     staged_input, staged_output = out_dir / f"{section}.input.ipynb", out_dir / f"{section}.running.ipynb"
     nbformat.write(notebook, staged_input)
@@ -109,13 +119,19 @@ def _placeholder(notebook, section: str, profile: str):
     return page
 
 
-def toc_sections(root: Path = paths.ROOT) -> list[str]:
-    """The sections the book shows, in the order of ``_toc.yml``."""
+def toc_notebooks(root: Path = paths.ROOT) -> list[str]:
+    """The executed notebooks the book shows (sections and pages), in the order of ``_toc.yml``."""
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    files = [c["file"] for c in toc.get("chapters", [])]
+    chapters = [*toc.get("chapters", []), *(c for part in toc.get("parts", []) for c in part.get("chapters", []))]
+    files = [c["file"] for c in chapters]
     return [f.removeprefix(TOC_FOLDER + "/") for f in files if f.startswith(TOC_FOLDER + "/")]
+
+
+def toc_sections(root: Path = paths.ROOT) -> list[str]:
+    """The paper sections among :func:`toc_notebooks`, in the order of ``_toc.yml``."""
+    return [name for name in toc_notebooks(root) if is_section(name)]
 
 
 def offline_mathjax(root: Path) -> Path:
@@ -136,7 +152,7 @@ def offline_mathjax(root: Path) -> Path:
 def build(root: Path = paths.ROOT, log=print) -> Path:
     """Build the HTML book under ``root`` with Jupyter Book 1, warnings as errors; returns index.html."""
     executed = root / TOC_FOLDER
-    missing = [n for n in toc_sections(root) if not (executed / f"{n}.ipynb").exists()]
+    missing = [n for n in toc_notebooks(root) if not (executed / f"{n}.ipynb").exists()]
     if missing:
         raise RuntimeError(f"sections not executed yet: {missing}; run `make book` first")
     offline_mathjax(root)

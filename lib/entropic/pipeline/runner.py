@@ -15,6 +15,7 @@ entropic run SECTION --profile paper``, which resumes).
 
 from __future__ import annotations
 
+import fnmatch
 import time
 from dataclasses import dataclass, field
 
@@ -22,7 +23,7 @@ import pandas as pd
 from tqdm import tqdm
 
 from .. import paths, sections
-from . import config, store
+from . import config, store, versions
 
 COMMITTED = ("paper",)  # profiles whose results are committed: stale entries are kept and flagged
 
@@ -44,7 +45,7 @@ class Results:
     overrides: dict
     label: str
     cfg: config.SectionConfig
-    key: str
+    keys: dict  # job kind -> the version key of the current code
     tables: dict[str, pd.DataFrame]
     entries: list[store.Entry]
     stale: list[str] = field(default_factory=list)
@@ -86,11 +87,12 @@ class Results:
                      f"`python -m entropic run {self.section} --profile {self.profile} --no-book` computes them "
                      f"(it resumes where an earlier run stopped).\n```")
         if self.stale:
-            keys = sorted({e.key for e in self.entries} - {self.key})
-            commits = sorted({e.provenance.get("commit", "?") for e in self.entries if e.key != self.key})
+            keys = sorted({e.key for e in self.entries} - set(self.keys.values()))
+            current = ", ".join(sorted(set(self.keys.values())))
+            commits = sorted({e.provenance.get("commit", "?") for e in self.entries if e.key not in self.keys.values()})
             line += (f"\n\n```{{warning}}\n{len(self.stale)} of {len(self.entries)} jobs shown here were computed "
                      f"by an earlier version of the code (version key {', '.join(keys)}, commit "
-                     f"{', '.join(commits)}; current key {self.key}). Their numbers are shown as they were "
+                     f"{', '.join(commits)}; current key {current}). Their numbers are shown as they were "
                      f"stored, not as current. Recompute them with `python -m entropic run {self.section} "
                      f"--profile {self.profile} --refresh`.\n```")
         return line
@@ -134,18 +136,19 @@ def plan(section: str, profile: str, overrides: dict | None = None):
 
 def run(section: str, profile: str = "quick", overrides: dict | None = None, *, force: bool = False,
         keep_stale: bool | None = None, compute: bool | None = None, progress: bool = True,
-        log=print) -> Results:
+        log=print, only: list[str] | None = None) -> Results:
     """Compute what the store lacks for one section and return its results (see the module docstring).
 
     ``compute`` defaults to True except in committed profiles; when False, missing jobs are listed in
-    ``Results.missing`` instead of computed.
+    ``Results.missing`` instead of computed. ``only`` (shell patterns of job names) restricts computing
+    to the matching jobs; the others are read if stored and listed as missing if not.
     """
     overrides = dict(overrides or {})
     module, cfg, jobs = plan(section, profile, overrides)
     label = label_of(profile, overrides)
     keep_stale = label in COMMITTED if keep_stale is None else keep_stale
     compute = label not in COMMITTED if compute is None else compute
-    shelf, key = store.Store(label, section), store.version_key(module)
+    shelf, keys = store.Store(label, section), {}
     entries, stale, missing, computed = [], [], [], 0
     bar = tqdm(jobs, desc=f"{section} ({label})", disable=not progress, leave=False, unit="job")
     try:
@@ -155,22 +158,26 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
             except store.CorruptEntry as error:
                 log(f"[entropic] {error}: recomputing it")
                 entry = None
+            kind = job.params.get("kind")
+            key = keys[kind] if kind in keys else keys.setdefault(kind, versions.version_key(module, kind))
             fresh = entry is not None and entry.key == key
             if entry is not None and not force and (fresh or keep_stale):
                 if not fresh:
                     stale.append(job.id)
                 entries.append(entry)
                 continue
-            if not compute:
+            if not compute or (only and not any(fnmatch.fnmatchcase(job.name, pattern) for pattern in only)):
                 missing.append(job.id)
                 continue
             bar.set_postfix_str(job.name)
             start = time.perf_counter()
-            tables = module.fit(job)
+            scratch = shelf.scratch(job)
+            tables = module.fit(job, scratch=scratch) if _takes_scratch(module.fit) else module.fit(job)
             device = _device_name()
             shelf.save(job, key, tables, store.provenance(device, time.perf_counter() - start,
                                                           job.params.get("stop")))
             entries.append(shelf.load(job))
+            scratch.unlink(missing_ok=True)
             computed += 1
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: {section} has {len(entries)} of {len(jobs)} jobs stored in "
@@ -183,7 +190,15 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     tables = {}
     for name in sorted({t for e in entries for t in e.tables}):
         tables[name] = pd.DataFrame([r for e in entries for r in e.tables.get(name, [])])
-    return Results(section, profile, overrides, label, cfg, key, tables, entries, stale, computed, missing)
+    return Results(section, profile, overrides, label, cfg, keys, tables, entries, stale, computed, missing)
+
+
+def _takes_scratch(fit) -> bool:
+    """Whether a section's ``fit`` accepts ``scratch``: a file for the state of a long job between its
+    checkpoints, so that an interrupted job resumes instead of starting over."""
+    import inspect
+
+    return "scratch" in inspect.signature(fit).parameters
 
 
 def _device_name() -> str:

@@ -6,25 +6,19 @@ Entries are written atomically (a temporary file, then a rename) and carry a che
 content, so an interrupted or corrupted write is detected on reading and the job is recomputed,
 never used.
 
-The version key of a section's jobs hashes the engine modules the section imports (transitively)
-and the source of the section's ``fit`` with every module-level function it calls: editing a figure,
-a verdict or the book invalidates nothing; editing the students module invalidates every job that
-trains students.
+The version key (``pipeline.versions``) is computed by the runner; the store only stores it.
 """
 
 from __future__ import annotations
 
-import ast
 import datetime
 import hashlib
 import importlib.metadata
-import inspect
 import json
 import os
 import platform
 import subprocess
 import sys
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,22 +42,6 @@ class Job:
     def id(self) -> str:
         digest = hashlib.sha256(json.dumps(self.params, sort_keys=True).encode()).hexdigest()[:10]
         return f"{self.name}-{digest}"
-
-
-def sweep_and_recovery(name: str, task: dict, steps: int, recovery_steps: int, recovery_init: float) -> list[Job]:
-    """The two jobs of one App. C teacher task (``engine.protocol.sweep_or_recovery``): its rank sweep
-    and its over-parameterized recovery student. The recovery student always runs the paper's fixed
-    steps (see ``RECOVERY_STOP``)."""
-    return [Job(f"{name}-sweep", {"kind": "sweep", **task, "steps": steps}),
-            Job(f"{name}-recovery", {"kind": "recovery", **task, "stop": RECOVERY_STOP, "steps": recovery_steps,
-                                     "init_scale": recovery_init})]
-
-
-# Recovery students measure ranks, and the Shannon effective rank of a learned kernel keeps drifting
-# after its loss has settled (measured: under softmax it moved by about 2 % between the converged stop
-# and the paper's 2,500 steps, enough to change CV_seed fourfold). So the converged rule applies to the
-# rank sweeps only; every recovery student runs the paper's step count.
-RECOVERY_STOP = "fixed"
 
 
 @dataclass
@@ -94,6 +72,10 @@ class Store:
 
     def path(self, job: Job) -> Path:
         return self.folder / f"{job.id}.json"
+
+    def scratch(self, job: Job) -> Path:
+        """Where a job that checkpoints keeps its state until its entry is stored (never committed)."""
+        return self.folder / ".partial" / f"{job.id}.pt"
 
     def load(self, job: Job) -> Entry | None:
         """The stored entry of ``job``, None if there is none; raises :class:`CorruptEntry`."""
@@ -126,63 +108,6 @@ def _json(value):
     if hasattr(value, "item"):  # NumPy scalars
         return value.item()
     raise TypeError(f"cannot store {type(value).__name__} in a result row")
-
-
-# --- version keys -----------------------------------------------------------------------------------
-
-def _engine_imports(source: str, package: str) -> set[str]:
-    """Names of ``entropic.engine`` modules imported by a module's source."""
-    found = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.ImportFrom):
-            parts = (node.module or "").split(".")
-            if package == "engine" and node.level == 1:  # inside the engine: ``from . import x``, ``from .x``
-                found |= {parts[0]} if node.module else {a.name for a in node.names}
-            elif "engine" in parts:
-                tail = parts[parts.index("engine") + 1:]
-                found |= {tail[0]} if tail else {a.name for a in node.names}
-    return found
-
-
-def engine_modules(module: types.ModuleType) -> list[Path]:
-    """The engine module files a section imports, closed over the engine's own imports."""
-    todo, seen = _engine_imports(inspect.getsource(module), "sections"), set()
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        todo |= _engine_imports((paths.ENGINE / f"{name}.py").read_text(), "engine")
-    return sorted(paths.ENGINE / f"{name}.py" for name in seen)
-
-
-def fit_sources(module: types.ModuleType) -> list[str]:
-    """Source of the section's ``fit`` and of every function or class of the same module it uses."""
-    todo, seen, sources = ["fit"], set(), []
-    while todo:
-        name = todo.pop()
-        obj = getattr(module, name, None)
-        if name in seen or not callable(obj) or getattr(obj, "__module__", None) != module.__name__:
-            continue
-        seen.add(name)
-        sources.append(inspect.getsource(obj))
-        codes = [obj.__code__] if hasattr(obj, "__code__") else [
-            m.__code__ for m in vars(obj).values() if hasattr(m, "__code__")]
-        while codes:
-            code = codes.pop()
-            todo += list(code.co_names)
-            codes += [c for c in code.co_consts if isinstance(c, types.CodeType)]
-    return sources
-
-
-def version_key(module: types.ModuleType) -> str:
-    """The hash of the code a section's jobs run (see the module docstring)."""
-    digest = hashlib.sha256()
-    for path in engine_modules(module):
-        digest.update(path.name.encode() + path.read_bytes())
-    for source in fit_sources(module):
-        digest.update(source.encode())
-    return digest.hexdigest()[:12]
 
 
 # --- provenance -------------------------------------------------------------------------------------

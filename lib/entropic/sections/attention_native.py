@@ -25,7 +25,7 @@ from ..pipeline.config import (
     positive_int,
     some_of,
 )
-from ..pipeline.store import Job, sweep_and_recovery
+from ..pipeline.store import Job
 from ..pipeline.verdicts import Claim
 
 TITLE = "§6 The attention-native grid (Table 3)"
@@ -73,14 +73,14 @@ def jobs(cfg: Config) -> list[Job]:
             for seed in cfg.seeds:
                 task = {"teacher": teacher, "T": cfg.T, "d": cfg.d, "r_star": r_star, "n": cfg.n,
                         "sigma": cfg.sigma, "seed": seed, "spectrum": cfg.spectrum, "lr": cfg.lr, "stop": cfg.stop}
-                out += sweep_and_recovery(f"{teacher}-r{r_star}-seed{seed}", task, cfg.steps, cfg.recovery_steps,
-                                          cfg.recovery_init)
+                units = protocol.units(task, cfg.steps, cfg.recovery_steps, cfg.recovery_init)
+                out += [Job(f"{teacher}-r{r_star}-seed{seed}-{kind}", params) for kind, params in units.items()]
     return out
 
 
 def fit(job: Job) -> dict[str, list[dict]]:
     """A sweep job trains r = 1 … 2r*; a recovery job one student of rank d and measures its kernel."""
-    return protocol.sweep_or_recovery(job.params)
+    return protocol.run(job.params)
 
 
 def noise_floor(results) -> float:

@@ -13,11 +13,12 @@ import torch
 
 from ..engine import estimators, spectral
 from ..engine.models import SurrogateStudents
+from ..engine.protocol import RECOVERY_STOP
 from ..engine.tasks import SPECTRA, make_surrogate_task
 from ..engine.train import STOP_RULES, StopRule, rank_sweep, train
 from ..pipeline import figures, verdicts
 from ..pipeline.config import SectionConfig, distinct_ints, non_negative, one_of, param, positive, positive_int
-from ..pipeline.store import RECOVERY_STOP, Job
+from ..pipeline.store import Job
 from ..pipeline.verdicts import Claim
 
 TITLE = "§4 The linear surrogate (Table 1)"
@@ -67,7 +68,7 @@ def jobs(cfg: Config) -> list[Job]:
         out.append(Job(f"seed{seed}-sweep", {"kind": "sweep", "seed": seed, **task, "steps": cfg.steps,
                                              "lr": cfg.lr, "stop": cfg.stop}))
         out.append(Job(f"seed{seed}-recovery", {"kind": "recovery", "seed": seed, **task, "lr": cfg.lr,
-                                                "steps": cfg.recovery_steps, "init": cfg.recovery_init,
+                                                "steps": cfg.recovery_steps, "init_scale": cfg.recovery_init,
                                                 "stop": RECOVERY_STOP}))
         out.append(Job(f"seed{seed}-data", {"kind": "data_only", "seed": seed, **task}))
     return out
@@ -80,29 +81,52 @@ def eckart_young_excess(operator: torch.Tensor, V: torch.Tensor, r: int) -> floa
     return float(V.double().pow(2).sum() * tail.pow(2).sum())
 
 
-def fit(job: Job) -> dict[str, list[dict]]:
+def _task(p: dict):
+    return make_surrogate_task(p["T"], p["d"], p["r_star"], p["n"], p["sigma"], p["seed"], p["spectrum"])
+
+
+def fit_data_only(job: Job) -> dict[str, list[dict]]:
+    """The V-known estimate of A* and its numerical rank, from the data alone (no training)."""
     p = job.params
-    task = make_surrogate_task(p["T"], p["d"], p["r_star"], p["n"], p["sigma"], p["seed"], p["spectrum"])
-    floor, seed = task.noise_floor, p["seed"]
-    if p["kind"] == "data_only":
-        est = estimators.surrogate_operator_v_known(task)
-        return {"data_only": [{"seed": seed, "numerical_rank": est.numerical_rank, "noise_edge": est.noise_edge,
-                               "energy_effective_rank": est.energy_effective_rank}]}
-    ranks = rank_sweep(p["r_star"]) if p["kind"] == "sweep" else [p["T"]]
-    students = SurrogateStudents([seed], ranks, p["T"], p["d"], init_scale=p.get("init", 1.0))
+    est = estimators.surrogate_operator_v_known(_task(p))
+    return {"data_only": [{"seed": p["seed"], "numerical_rank": est.numerical_rank, "noise_edge": est.noise_edge,
+                           "energy_effective_rank": est.energy_effective_rank}]}
+
+
+def fit_sweep(job: Job) -> dict[str, list[dict]]:
+    """The rank sweep r = 1 … 2r*: excess risk of every student beside the Eckart–Young optimum."""
+    p = job.params
+    task, ranks = _task(p), rank_sweep(p["r_star"])
+    students = SurrogateStudents([p["seed"]], ranks, p["T"], p["d"], init_scale=1.0)
     result = train(students, task.X, task.Y, p["steps"], p["lr"], progress=False, stop=StopRule(p["stop"]))
-    if p["kind"] == "sweep":
-        return {"sweep": [{"seed": seed, "r": r, **result.student(0, s), "noise_floor": floor,
-                           "excess": result.student(0, s)["loss"] - floor,
-                           "eckart_young": eckart_young_excess(task.operator, task.V, r)}
-                          for s, r in enumerate(ranks)]}
+    return {"sweep": [{"seed": p["seed"], "r": r, **result.student(0, s), "noise_floor": task.noise_floor,
+                       "excess": result.student(0, s)["loss"] - task.noise_floor,
+                       "eckart_young": eckart_young_excess(task.operator, task.V, r)}
+                      for s, r in enumerate(ranks)]}
+
+
+def fit_recovery(job: Job) -> dict[str, list[dict]]:
+    """The over-parameterized student (r = T, small initialization) and the ranks of what it learned."""
+    p = job.params
+    task = _task(p)
+    students = SurrogateStudents([p["seed"]], [p["T"]], p["T"], p["d"], init_scale=p["init_scale"])
+    result = train(students, task.X, task.Y, p["steps"], p["lr"], progress=False, stop=StopRule(p["stop"]))
     A = students.kernel().detach().cpu()[0, 0]
-    return {"recovery": [{"seed": seed, **result.student(0, 0), "excess": result.student(0, 0)["loss"] - floor,
+    return {"recovery": [{"seed": p["seed"], **result.student(0, 0), "excess": result.student(0, 0)["loss"]
+                          - task.noise_floor,
                           "effective_rank": float(spectral.effective_rank(A)),
                           "mp_corrected": float(spectral.mp_corrected_effective_rank(A, n=p["n"])),
                           "energy_effective_rank": float(spectral.energy_effective_rank(A)),
                           "teacher_effective_rank": float(spectral.effective_rank(task.operator)),
                           "teacher_energy_effective_rank": float(spectral.energy_effective_rank(task.operator))}]}
+
+
+# Each kind of job has its own function, so its version key covers only the code that kind runs.
+FITS = {"sweep": fit_sweep, "recovery": fit_recovery, "data_only": fit_data_only}
+
+
+def fit(job: Job) -> dict[str, list[dict]]:
+    return FITS[job.params["kind"]](job)
 
 
 def noise_floor(results) -> float:

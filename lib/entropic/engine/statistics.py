@@ -1,0 +1,93 @@
+"""Statistics across a handful of corpora (Appendix B): coefficients of variation, Pearson and
+Spearman correlations, their exact permutation tests and seed-bootstrap intervals, robust outliers.
+
+With six corpora nothing can be assumed about distributions: every test here is a permutation test,
+exact (all n! orders) for n ≤ 8. Used by the real-corpus diagnostics section (Appendix B).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+
+def _vector(x, label: str) -> np.ndarray:
+    v = np.asarray(x, dtype=np.float64).ravel()
+    if v.size < 2 or not np.isfinite(v).all():
+        raise ValueError(f"{label} needs at least two finite values, got {v}")
+    return v
+
+
+def coefficient_of_variation(x, ddof: int = 0) -> float:
+    """std(x) / mean(x) (population std by default), as CV_seed of App. C.5."""
+    v = _vector(x, "coefficient_of_variation")
+    if v.mean() == 0:
+        raise ValueError(f"the mean of {v} is zero: CV undefined")
+    return float(v.std(ddof=ddof) / abs(v.mean()))
+
+
+def pearson(x, y) -> float:
+    """Pearson correlation of two equally long samples; a constant sample raises ValueError."""
+    a, b = _vector(x, "pearson"), _vector(y, "pearson")
+    if a.shape != b.shape:
+        raise ValueError(f"samples differ in length: {a.size} and {b.size}")
+    a, b = a - a.mean(), b - b.mean()
+    den = np.sqrt((a**2).sum() * (b**2).sum())
+    if den == 0:
+        raise ValueError(f"a constant sample has no correlation: {x}, {y}")
+    return float((a * b).sum() / den)
+
+
+def _ranks(v: np.ndarray) -> np.ndarray:
+    order = np.argsort(v, kind="stable")
+    ranks = np.empty(len(v))
+    ranks[order] = np.arange(1, len(v) + 1)
+    for value in np.unique(v):  # ties share their average rank
+        tied = v == value
+        ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def spearman(x, y) -> float:
+    """Spearman correlation: Pearson of the (tie-averaged) ranks."""
+    return pearson(_ranks(_vector(x, "spearman")), _ranks(_vector(y, "spearman")))
+
+
+def permutation_threshold(x, y, level: float = 0.05, n_perm: int = 2000, seed: int = 0) -> float:
+    """The |Pearson r| a correlation of ``x`` and ``y`` must exceed to be significant at ``level``.
+
+    The (1 − level) quantile of |r| over permutations of ``y`` (all n! of them for n ≤ 8, else
+    ``n_perm`` drawn from ``seed``): a two-sided permutation test needing no distributional
+    assumption, which matters with six corpora.
+    """
+
+    a, b = _vector(x, "permutation_threshold"), _vector(y, "permutation_threshold")
+    if a.size != b.size or a.size < 3:
+        raise ValueError(f"need two samples of equal length ≥ 3, got {a.size} and {b.size}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level}")
+    if a.size <= 8:
+        orders = [list(p) for p in itertools.permutations(range(a.size))]
+    else:
+        rng = np.random.default_rng(seed)
+        orders = [rng.permutation(a.size) for _ in range(n_perm)]
+    values = np.abs([pearson(a, b[o]) for o in orders])
+    return float(np.quantile(values, 1 - level))
+
+
+def robust_outliers(x, z: float = 3.0) -> np.ndarray:
+    """Which values stand apart: |x − median| > z · 1.4826 · MAD (a robust z-score above ``z``).
+
+    MAD is the median absolute deviation (1.4826·MAD estimates σ for normal data). When more than
+    half the values are equal (MAD = 0), every value differing from the median stands apart.
+    Returns a boolean array; needs at least three values.
+    """
+    v = _vector(x, "robust_outliers")
+    if v.size < 3:
+        raise ValueError(f"robust_outliers needs at least three values, got {v}")
+    deviation = np.abs(v - np.median(v))
+    mad = np.median(deviation)
+    return deviation > z * 1.4826 * mad if mad > 0 else deviation > 0
+
+

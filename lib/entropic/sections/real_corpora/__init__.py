@@ -1,0 +1,276 @@
+"""App. B: real-corpus diagnostics on six char-level corpora (B.1–B.4, and §5's last paragraph).
+
+Jobs: per (corpus, d_model, budget), one batched ``CharLM`` training every seed of that size at once
+(M = seeds), measured at checkpoints along the way (the trajectory) with every model-side measure of
+App. B.1 per layer and head; per corpus, one data-side job (no training): the lag-MI predictor and its
+second readings, the unigram entropy H₁ and the two B.4 ablations (ridge and repeat operators). Every
+row carries the corpus's provenance (its source and sha256, never a machine's path). Corpora are
+located, and an empty or binary file rejected naming it, when the jobs are planned, before any work.
+
+The package: this module declares the section (``Config``, ``CLAIMS``, ``jobs``, the fit of each job
+kind); ``analysis`` turns stored rows into the tables beside the paper; ``figures`` draws them.
+Used by ``notebooks/real_corpora.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ...engine import corpora
+from ...engine import corpus_predictors as predictors
+from ...engine import lm_measures as lm
+from ...engine.charlm import CharLM, evaluate
+from ...engine.corpora import CORPUS_NAMES, SOURCES
+from ...engine.lm_train import train_charlm
+from ...engine.spectral import effective_rank, numerical_rank
+from ...pipeline.config import SectionConfig, distinct_ints, non_negative, param, positive, positive_int, some_of
+from ...pipeline.store import Job
+from ...pipeline.verdicts import Claim
+
+TITLE = "App. B Real-corpus diagnostics"
+
+CLAIMS = {
+    "pearson": Claim("Pearson r = −0.272: the sign is wrong", -0.272, "App. B.2"),
+    "spearman": Claim("Spearman ρ = −0.275", -0.275, "App. B.2"),
+    "cv_seed": Claim("all 18 corpus × size cells CV_seed ∈ [0.006, 0.087], below 0.10", 0.087, "App. B.3 (i)"),
+    "loss_rank": Claim("final loss and measured R_eff correlate at r = −0.79", -0.79, "App. B.3 (ii), §5"),
+    "layers": Claim("Layer 0 R_eff ≈ 13–19, Layer 1 R_eff ≈ 30–44 (largest model)", None, "App. B.3 (iii)"),
+    "ffn": Claim("no relationship: Pearson(H₁, FFN stable rank) = −0.05", -0.05, "App. B.3 (iii)"),
+    "measure_cv": Claim("every measure: coefficient of variation 0.06–0.20", 0.20, "App. B.4"),
+    "predictor_cv": Claim("0.66 for the data-side predictor", 0.66, "App. B.4"),
+    "ridge": Claim("collapses to full rank for every corpus", None, "App. B.4"),
+    "repeat": Claim("separates only one of six corpora", 1.0, "App. B.4"),
+}
+
+
+def optional_positive_int(name, value):
+    return None if value is None else positive_int(name, value)
+
+
+def optional_text(name, value):
+    if value is not None and (not isinstance(value, str) or not value):
+        raise ValueError(f"{name} must be a directory name or None, got {value!r}")
+    return value
+
+
+def fraction(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+    return float(value)
+
+
+def fractions(name, value):
+    items = tuple(value) if isinstance(value, (list, tuple)) else None
+    if not items or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1 for v in items) \
+            or list(items) != sorted(set(items)) or items[-1] != 1:
+        raise ValueError(f"{name} must be increasing fractions in (0, 1] ending with 1, got {value!r}")
+    return tuple(float(v) for v in items)
+
+
+@dataclass(frozen=True)
+class Config(SectionConfig):
+    corpora: tuple = param(CORPUS_NAMES, "char-level corpora (App. B.1)", some_of(*CORPUS_NAMES))
+    d_models: tuple = param((64, 128, 256), "model widths d_model (App. B.1)", distinct_ints(1))
+    seeds: tuple = param((0, 1, 2, 3, 4), "one model per seed, corpus and width (App. B.1)", distinct_ints(0))
+    layers: int = param(2, "Transformer layers (App. B.1)", positive_int)
+    heads: int = param(4, "attention heads per layer (App. B.1)", positive_int)
+    budgets: tuple = param((1_536_000, 15_360_000), "our choice: training tokens per model, one grid per budget "
+                           "(equal for every width; the second is for a GPU)", distinct_ints(1))
+    context: int = param(64, "our choice: characters per training window", positive_int)
+    batch_size: int = param(16, "our choice: windows per AdamW step and model", positive_int)
+    lr: float = param(1e-3, "our choice: AdamW learning rate (constant)", positive)
+    weight_decay: float = param(0.01, "our choice: AdamW weight decay on weight matrices", non_negative)
+    checkpoints: tuple = param((0.1, 0.25, 0.5, 1.0), "our choice: fractions of the budget at which every "
+                               "model is measured (the trajectory)", fractions)
+    max_chars: int | None = param(None, "our choice: leading characters used per corpus (None: all)",
+                                  optional_positive_int)
+    block: int = param(2048, "our choice: block size of the interleaved validation split", positive_int)
+    val_every: int = param(20, "our choice: every val_every-th block is held out for validation", positive_int)
+    tail_fraction: float = param(0.05, "our choice: the corpus's tail held out as a second validation set", fraction)
+    eval_windows: int = param(256, "our choice: validation windows for each loss", positive_int)
+    measure_windows: int = param(64, "our choice: validation windows the attention measures average", positive_int)
+    max_lag: int | None = param(None, "our choice: lags k = 1 … max_lag of the lag-MI predictor (None: context)",
+                                optional_positive_int)
+    null_permutations: int = param(20, "our choice: shuffles of the corpus forming the lag-MI null", positive_int)
+    min_count: int = param(20, "our choice: rarer characters are pooled into one symbol (predictors)", positive_int)
+    lags: int = param(8, "our choice: lags of the canonical-correlation lag operator (second reading)", positive_int)
+    symbols: int = param(32, "our choice: its common symbol budget K (rest pooled)", positive_int)
+    ablation_context: int = param(64, "our choice: size T of the B.4 ridge and repeat operators", positive_int)
+    ablation_windows: int = param(4096, "our choice: windows the B.4 operators are fitted on", positive_int)
+    ridge: float = param(1.0, "our choice: ridge penalty of the B.4 ridge operator", positive)
+    ridge_width: int = param(64, "our choice: width of its fixed random embedding", positive_int)
+    corpus_dir: str | None = param(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
+                                   optional_text)
+    sources: tuple = param(("user_dir", "shared", "download"), "where corpora are looked for, in order "
+                           "(add substitute to allow labelled local stand-ins)", some_of(*SOURCES))
+
+    def validate(self):
+        bad = [d for d in self.d_models if d % self.heads]
+        if bad:
+            raise ValueError(f"d_models {bad} are not divisible by heads={self.heads}")
+        per_step = self.batch_size * self.context
+        uneven = [b for b in self.budgets if b % per_step]
+        if uneven:
+            raise ValueError(f"budgets {uneven} are not whole numbers of steps of batch_size·context = {per_step} "
+                             f"tokens")
+        short = [b for b in self.budgets if b // per_step < 1 / self.checkpoints[0]]
+        if short:
+            raise ValueError(f"budgets {short} have fewer steps than the first checkpoint needs "
+                             f"({self.checkpoints[0]:g} of the steps must be at least one step)")
+
+    def steps(self, budget: int) -> int:
+        return budget // (self.batch_size * self.context)
+
+
+# ----------------------------------------------------------------------------- corpora and jobs
+
+
+def locate(cfg: Config) -> dict[str, corpora.Provenance | str]:
+    """Each corpus's provenance, or the message saying where to put a missing one. An empty or binary
+    file raises ValueError naming it (before any work)."""
+    out = {}
+    for name in cfg.corpora:
+        try:
+            out[name] = corpora.locate_corpus(name, user_dir=cfg.corpus_dir, sources=cfg.sources,
+                                              substitute="substitute" in cfg.sources)
+        except corpora.CorpusUnavailable as missing:
+            out[name] = str(missing)
+    return out
+
+
+def budget_name(tokens: int) -> str:
+    """``1536000`` → ``1.536M``: how a budget appears in job names and tables."""
+    return f"{tokens / 1e6:g}M"
+
+
+def jobs(cfg: Config) -> list[Job]:
+    """Per found corpus: one data job and one training job per (d_model, budget), smaller budgets first
+    (a CPU run finishes the grid it can afford before starting a GPU-sized one). Missing corpora are
+    skipped (the page lists them); when none is found the run stops here, saying where to put them."""
+    located = locate(cfg)
+    if all(isinstance(found, str) for found in located.values()):
+        raise ValueError("no corpus found: " + " | ".join(located.values()))
+    found = {name: prov for name, prov in located.items() if not isinstance(prov, str)}
+    source = {name: {"corpus": name, "sha256": prov.sha256, "corpus_dir": cfg.corpus_dir,
+                     "sources": list(cfg.sources), "max_chars": cfg.max_chars, "block": cfg.block,
+                     "val_every": cfg.val_every, "tail_fraction": cfg.tail_fraction} for name, prov in found.items()}
+    out = [Job(f"{name}-data", {"kind": "data", **source[name], "context": cfg.context,
+                                "max_lag": cfg.max_lag or cfg.context, "null_permutations": cfg.null_permutations,
+                                "min_count": cfg.min_count, "lags": cfg.lags, "symbols": cfg.symbols,
+                                "ablation_context": cfg.ablation_context, "ablation_windows": cfg.ablation_windows,
+                                "ridge": cfg.ridge, "ridge_width": cfg.ridge_width}) for name in found]
+    for budget in sorted(cfg.budgets):
+        steps = cfg.steps(budget)
+        marks = sorted({max(1, round(f * steps)) for f in cfg.checkpoints})
+        for d_model in cfg.d_models:
+            for name in found:
+                out.append(Job(f"{name}-d{d_model}-{budget_name(budget)}", {
+                    "kind": "train", **source[name], "d_model": d_model, "seeds": list(cfg.seeds),
+                    "layers": cfg.layers, "heads": cfg.heads, "context": cfg.context, "batch_size": cfg.batch_size,
+                    "tokens": budget, "steps": steps, "checkpoints": marks, "lr": cfg.lr,
+                    "weight_decay": cfg.weight_decay, "eval_windows": cfg.eval_windows,
+                    "measure_windows": cfg.measure_windows}))
+    return out
+
+
+def _corpus(p: dict):
+    """The corpus of a job, its three parts and the provenance columns every row carries."""
+    corpus = corpora.load_corpus(p["corpus"], user_dir=p["corpus_dir"], max_chars=p["max_chars"],
+                                 sources=p["sources"], substitute="substitute" in p["sources"])
+    if corpus.provenance.sha256 != p["sha256"]:
+        raise ValueError(f"corpus {p['corpus']!r} changed since the jobs were planned (sha256 "
+                         f"{corpus.provenance.sha256[:12]}…, planned {p['sha256'][:12]}…)")
+    parts = corpora.split_blocks(corpus.tokens, p["block"], p["val_every"], p["tail_fraction"])
+    source = {"corpus": corpus.name, "source": corpus.provenance.source, "sha256": corpus.provenance.sha256,
+              "matches_pin": corpus.provenance.matches_pin, "note": corpus.provenance.note,
+              "bytes": corpus.provenance.bytes, "vocab_size": corpus.vocab_size, "chars": len(corpus.text)}
+    return corpus, parts, source
+
+
+def fit_data(job: Job) -> dict[str, list[dict]]:
+    """The data side of one corpus, from its training part only: the lag-MI predictor (three readings),
+    the canonical-correlation lag operator, H₁, and the two B.4 ablation operators."""
+    p = job.params
+    _, parts, source = _corpus(p)
+    train = parts.train
+    mi = predictors.lag_mi(train, p["max_lag"], p["min_count"], p["null_permutations"], seed=0)
+    capped = predictors.lag_operator(train, p["lags"], p["min_count"], p["symbols"])
+    uncapped = predictors.lag_operator(train, p["lags"], p["min_count"], None)
+    T = p["ablation_context"]
+    ridge = predictors.ridge_operator(train, context=T, width=p["ridge_width"], ridge=p["ridge"], seed=0,
+                                      max_windows=p["ablation_windows"])
+    repeat = predictors.repeat_operator(train, T, p["ablation_windows"])
+    row = {**source, "effective_lags": mi.effective_lags, "informative_lags": mi.informative_lags,
+           "lag_mi_operator_rank": predictors.lag_mi_operator_rank(mi, p["context"]), "mi_total": mi.total,
+           "cca_rank": capped.effective_rank, "cca_energy_rank": capped.energy_effective_rank,
+           "cca_max_rank": capped.max_rank, "cca_uncapped_rank": uncapped.effective_rank,
+           "unigram_entropy": predictors.unigram_entropy(train), "ablation_context": T,
+           "ridge_rank": float(effective_rank(ridge)), "ridge_numerical_rank": int(numerical_rank(ridge)),
+           "repeat_rank": float(effective_rank(repeat)), "repeat_numerical_rank": int(numerical_rank(repeat))}
+    profile = [{"corpus": source["corpus"], "lag": k + 1, "mi": float(mi.mi[k]), "excess": float(mi.excess[k])}
+               for k in range(len(mi.mi))]
+    return {"predictor": [row], "lag_mi": profile, "lag_mi_null": [{"corpus": source["corpus"],
+                                                                    "null_mean": mi.null_mean,
+                                                                    "null_q95": mi.null_q95}]}
+
+
+def fit_train(job: Job, scratch=None) -> dict[str, list[dict]]:
+    """Train every seed of one (corpus, width, budget) at once, measuring every model at each checkpoint:
+    both validation losses, the recent training loss and every App. B.1 measure per layer and head.
+    ``scratch`` (a file the runner provides) holds the training state between checkpoints, so an
+    interrupted job resumes from its last checkpoint."""
+    p = job.params
+    corpus, parts, source = _corpus(p)
+    model = CharLM(p["seeds"], corpus.vocab_size, p["context"], p["d_model"], p["layers"], p["heads"])
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    tokens_per_step = p["batch_size"] * p["context"]
+    cell = {"corpus": corpus.name, "d_model": p["d_model"], "budget": p["tokens"]}
+
+    def measure(step, model):
+        val = evaluate(model, parts.interleaved, p["context"], p["eval_windows"])
+        tail = evaluate(model, parts.tail, p["context"], p["eval_windows"])
+        point = {**cell, "step": step, "tokens": step * tokens_per_step, "fraction": step / p["steps"]}
+        models = [{**point, "seed": seed, "val_loss": float(val[m]), "tail_val_loss": float(tail[m])}
+                  for m, seed in enumerate(p["seeds"])]
+        heads = [{**point, **row} for row in lm.measure_charlm(model, parts.interleaved,
+                                                               max_windows=p["measure_windows"])]
+        return {"models": models, "heads": heads}
+
+    result = train_charlm(model, parts.train, p["steps"], p["batch_size"], lr=p["lr"],
+                          weight_decay=p["weight_decay"], progress=False, device=device,
+                          checkpoints=p["checkpoints"], on_checkpoint=measure, state_path=scratch)
+    models, heads = [], []
+    for step, measured in result.checkpoints:
+        recent = result.history[max(0, step - max(1, step // 10)):step]  # the last tenth before the checkpoint
+        for row in measured["models"]:
+            m = p["seeds"].index(row["seed"])
+            models.append({**source, **row, "train_loss": float(recent[:, m].mean()),
+                           "train_seconds": result.seconds, "seconds_per_model": result.seconds / model.M})
+        heads += measured["heads"]
+    return {"models": models, "heads": heads}
+
+
+# Each kind of job has its own function, so its version key covers only the code that kind runs:
+# the predictors can change without sending hours of training back to the queue.
+FITS = {"data": fit_data, "train": fit_train}
+
+
+def fit(job: Job, scratch=None) -> dict[str, list[dict]]:
+    kind = job.params["kind"]
+    return fit_train(job, scratch) if kind == "train" else FITS[kind](job)
+
+
+from .analysis import (  # noqa: E402  (the tables and figures the page shows)
+    availability,
+    cells,
+    compare,
+    correlations,
+    facts,
+    measure_variation,
+)
+from .figures import figure_measures, figure_prediction  # noqa: E402
+
+__all__ = ["CLAIMS", "FITS", "TITLE", "Config", "availability", "cells", "compare", "correlations", "facts",
+           "figure_measures", "figure_prediction", "fit", "jobs", "measure_variation"]

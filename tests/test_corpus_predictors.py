@@ -1,0 +1,105 @@
+import numpy as np
+import pytest
+
+from entropic.engine import corpus_predictors
+
+
+def test_a_random_text_has_a_higher_predicted_rank_than_a_constant_one_and_it_is_deterministic():
+    rng = np.random.default_rng(3)
+    random_text = rng.integers(0, 12, 20_000)
+    constant = np.zeros(20_000, dtype=np.int64)
+    assert corpus_predictors.lag_operator_rank(constant) == 0.0
+    r = corpus_predictors.lag_operator_rank(random_text, lags=4)
+    assert r > 5.0 and r == corpus_predictors.lag_operator_rank(random_text, lags=4)
+
+
+def test_a_cyclic_text_over_k_symbols_has_predicted_rank_k_minus_one():
+    cyclic = np.tile(np.arange(5), 4000)
+    op = corpus_predictors.lag_operator(cyclic, lags=3)
+    assert op.effective_rank == pytest.approx(4.0, abs=1e-3)
+    assert op.chi2 == pytest.approx([4.0, 4.0, 4.0], abs=1e-2)  # χ² = K − 1 for a deterministic successor
+
+
+def test_rare_symbols_are_pooled_before_whitening():
+    rng = np.random.default_rng(4)
+    text = np.append(rng.integers(0, 3, 5000), [7, 8, 9])
+    op = corpus_predictors.lag_operator(text, lags=2, min_count=20)
+    assert list(op.symbols) == [0, 1, 2, -1] and op.matrix.shape == (4, 8)
+
+
+def test_the_ridge_operator_is_causal_and_the_repeat_operator_counts_repeats():
+    rng = np.random.default_rng(5)
+    text = rng.integers(0, 20, 3000)
+    A = corpus_predictors.ridge_operator(text, context=8, width=16, seed=0)
+    assert A.shape == (8, 8) and np.all(np.triu(A, 1) == 0)
+    np.testing.assert_array_equal(A, corpus_predictors.ridge_operator(text, context=8, width=16, seed=0))
+    R = corpus_predictors.repeat_operator(np.tile([0, 1], 500), context=6)
+    np.testing.assert_allclose(R[4, :4], [1, 0, 1, 0])  # period-2 text repeats at even lags
+    assert np.all(np.triu(R) == 0)
+    assert corpus_predictors.repeat_operator_rank(text, context=8) > 1
+
+
+def test_a_common_symbol_budget_bounds_every_corpus_by_the_same_rank():
+    rng = np.random.default_rng(7)
+    small, large = rng.integers(0, 10, 30_000), rng.integers(0, 80, 30_000)
+    uncapped = [corpus_predictors.lag_operator(t, lags=2, symbols=None) for t in (small, large)]
+    capped = [corpus_predictors.lag_operator(t, lags=2, symbols=8) for t in (small, large)]
+    assert uncapped[1].effective_rank > 4 * uncapped[0].effective_rank  # noise fills the alphabet
+    assert [op.max_rank for op in capped] == [8, 8] and [op.vocab_size for op in capped] == [10, 80]
+    assert all(op.effective_rank <= 8 + 1e-9 and 0 < op.normalized_rank <= 1 for op in capped)
+    assert capped[1].effective_rank == pytest.approx(capped[0].effective_rank, rel=0.1)
+
+
+def test_the_budget_keeps_the_most_frequent_symbols_and_pools_the_rest():
+    text = np.array([3] * 500 + [1] * 300 + [0] * 200 + [2] * 100)
+    np.random.default_rng(8).shuffle(text)
+    op = corpus_predictors.lag_operator(text, lags=1, min_count=1, symbols=2)
+    assert list(op.symbols) == [3, 1, -1] and op.matrix.shape == (3, 3)
+    with pytest.raises(ValueError, match="symbols"):
+        corpus_predictors.lag_operator(text, symbols=0)
+
+
+def test_unigram_entropy_is_log_k_for_a_uniform_text_and_zero_for_a_constant_one():
+    assert corpus_predictors.unigram_entropy(np.tile(np.arange(4), 100)) == pytest.approx(np.log(4))
+    assert corpus_predictors.unigram_entropy(np.zeros(50, dtype=np.int64)) == 0.0
+
+
+def _markov(order: int, n: int = 60_000, symbols: int = 6, noise: float = 0.5, seed: int = 0) -> np.ndarray:
+    """With probability 1 − ``noise`` x_t copies one of x_{t−1} … x_{t−order} (chosen uniformly), else it is
+    a fresh random symbol: a chain whose dependence reaches exactly ``order`` characters back."""
+    rng = np.random.default_rng(seed)
+    x = list(rng.integers(0, symbols, order))
+    for _ in range(n - order):
+        x.append(int(rng.integers(0, symbols)) if rng.random() < noise else x[-int(rng.integers(1, order + 1))])
+    return np.array(x)
+
+
+def test_lag_mi_finds_no_informative_lag_in_iid_text_and_more_lags_for_longer_dependence():
+    iid = corpus_predictors.lag_mi(np.random.default_rng(1).integers(0, 6, 60_000), max_lag=12,
+                                   null_permutations=20)
+    assert iid.informative_lags <= 1 and iid.effective_lags <= 1 and iid.total < 1e-3
+    chains = [corpus_predictors.lag_mi(_markov(order), max_lag=16) for order in (1, 2, 4, 8)]
+    counts = [chain.effective_lags for chain in chains]
+    assert counts == sorted(counts) and counts[0] < 3 < 8 < counts[-1]
+    first = chains[0]
+    assert first.mi[0] > first.mi[1] > first.mi[2]  # an order-1 chain forgets geometrically
+
+
+def test_the_lag_mi_operator_is_causal_toeplitz_and_its_rank_is_zero_without_dependence():
+    mi = corpus_predictors.lag_mi(_markov(2), max_lag=5)
+    A = corpus_predictors.lag_mi_operator(mi, 8)
+    assert np.all(np.triu(A) == 0) and A[3, 2] == mi.excess[0] and A[7, 2] == mi.excess[4] and A[7, 1] == 0
+    flat = corpus_predictors.lag_mi(np.random.default_rng(2).integers(0, 6, 40_000), max_lag=5)
+    if flat.total == 0:
+        assert corpus_predictors.lag_mi_operator_rank(flat, 8) == 0.0
+    with pytest.raises(ValueError, match="max_lag"):
+        corpus_predictors.lag_mi(np.arange(10) % 3, max_lag=10)
+    with pytest.raises(ValueError, match="size"):
+        corpus_predictors.lag_mi_operator(mi, 1)
+
+
+def test_lag_mi_is_deterministic_for_a_seed():
+    text = _markov(3, n=20_000)
+    a, b = corpus_predictors.lag_mi(text, 8, seed=3), corpus_predictors.lag_mi(text, 8, seed=3)
+    np.testing.assert_array_equal(a.mi, b.mi)
+    assert (a.null_q95, a.effective_lags) == (b.null_q95, b.effective_lags)
