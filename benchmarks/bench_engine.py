@@ -12,7 +12,15 @@ seed 0): per (teacher, r*) a rank sweep r = 1 … 2r* (1,500 steps) and one over
   (sweep students leave the batch once their loss has settled, capped at the paper's steps; recovery
   students run the paper's steps): measured, not extrapolated.
 
+With ``--grid`` the workload is the whole Table 3 grid at the paper's sizes (n = 3000, r* ∈ {1, 2, 3, 4,
+6, 8}, 5 seeds, both teachers: 120 jobs, 870,000 student-steps at the fixed step counts): the naive
+loop is timed on a sample of students and the engine on a sample of jobs, both extrapolated; with
+``--workers W`` the grid is then computed for real, fixed steps, through the results store on a Dask
+``LocalCluster`` of W worker processes (every job of the ``paper`` profile of ``attention_native``,
+stored entries replaced) and its wall time measured.
+
 Usage: python benchmarks/bench_engine.py [--n 1000] [--r-stars 2 4] [--steps 10] [--device cpu|cuda]
+       python benchmarks/bench_engine.py --grid [--workers 12] [--device cuda]
 Appends a dated section to benchmarks/RESULTS.md (use --no-write to only print).
 """
 
@@ -29,9 +37,9 @@ import torch
 
 from entropic.engine import protocol
 from entropic.engine.models import QKStudents
+from entropic.engine.protocol import RECOVERY_STOP
 from entropic.engine.tasks import TEACHERS, make_attention_task
 from entropic.engine.train import rank_sweep, train
-from entropic.engine.protocol import RECOVERY_STOP
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 T, D, SIGMA, SWEEP_STEPS, RECOVERY_STEPS = 16, 32, 0.05, 1500, 2500
@@ -81,6 +89,49 @@ def naive_seconds_per_step(task, rank, device, steps, warmup=2):
     return (time.perf_counter() - start) / steps
 
 
+GRID_R_STARS, GRID_SEEDS, GRID_N = (1, 2, 3, 4, 6, 8), 5, 3000
+
+
+def grid(args, device) -> list[str]:
+    """The whole Table 3 grid: naive and engine extrapolated from samples, then (``--workers``) computed."""
+    total = sum(len(TEACHERS) * GRID_SEEDS * (len(rank_sweep(r)) * SWEEP_STEPS + RECOVERY_STEPS)
+                for r in GRID_R_STARS)
+    naive_rate, engine_seconds = [], 0.0
+    for teacher in TEACHERS:
+        for r_star in GRID_R_STARS:
+            task = make_attention_task(teacher, T, D, r_star, GRID_N, SIGMA, seed=0)
+            for rank in (1, r_star, D):  # a sample of students: narrowest, at r*, recovery
+                naive_rate.append(1 / naive_seconds_per_step(task, rank, device, args.steps))
+            per_job = (engine_seconds_per_step(task, rank_sweep(r_star), 1.0, device, args.steps) * SWEEP_STEPS
+                       + engine_seconds_per_step(task, [D], 0.3, device, args.steps) * RECOVERY_STEPS)
+            engine_seconds += per_job * GRID_SEEDS
+    naive_seconds = total / (sum(naive_rate) / len(naive_rate))
+    rows = [f"| naive loop (one student at a time), extrapolated | {total / naive_seconds:,.0f} | "
+            f"{naive_seconds / 60:.1f} min | 1.0× |",
+            f"| batched engine, one process, job after job, extrapolated | {total / engine_seconds:,.0f} | "
+            f"{engine_seconds / 60:.1f} min | {naive_seconds / engine_seconds:.1f}× |"]
+    if args.workers:
+        from entropic.pipeline import runner
+
+        start = time.perf_counter()
+        result = runner.run("attention_native", args.profile, compute=True, force=True, progress=False,
+                            cluster=f"local:{args.workers}")
+        seconds = time.perf_counter() - start
+        done = sum(e.provenance.get("seconds", 0) for e in result.entries if e.provenance.get("worker"))
+        rows.append(f"| batched engine, {args.workers} worker processes (Dask LocalCluster), measured: "
+                    f"{result.computed} jobs computed through the results store | {total / seconds:,.0f} | "
+                    f"{seconds:.0f} s | {naive_seconds / seconds:.1f}× |")
+        rows.append("")
+        rows.append(f"The {result.computed} jobs took {done:.0f} s of job time in all ({done / max(seconds, 1e-9):.1f} "
+                    f"jobs running at once on average).")
+    return [f"Grid: App. C Table 3 at the paper's sizes (n = {GRID_N}, both teachers, r* ∈ {list(GRID_R_STARS)}, "
+            f"{GRID_SEEDS} seeds): 120 jobs, {total:,} student-steps at the fixed step counts. Samples timed for "
+            f"{args.steps} steps after a warm-up: the naive loop on 3 students per (teacher, r*) (ranks 1, r*, d), "
+            f"the engine on the sweep and recovery job of seed 0 of each (teacher, r*).",
+            "", "| engine | student-steps/s | whole grid | speed-up over the naive loop |", "|---|---|---|---|",
+            *rows, ""]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000, help="sequences per task")
@@ -88,8 +139,20 @@ def main():
     parser.add_argument("--steps", type=int, default=10, help="timed steps for the extrapolated engines")
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--grid", action="store_true", help="the whole Table 3 grid at the paper's sizes")
+    parser.add_argument("--workers", type=int, default=0, help="with --grid: compute it on this many processes")
+    parser.add_argument("--profile", default="paper", help="with --workers: the profile computed (tiny: a check)")
     args = parser.parse_args()
     device = torch.device(args.device)
+    if args.grid:
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        where = torch.cuda.get_device_name() if device.type == "cuda" else f"CPU ({platform.machine()})"
+        lines = [f"### {stamp} — {where}, torch {torch.__version__}", "", *grid(args, device)]
+        print("\n".join(lines))
+        if not args.no_write:
+            with RESULTS.open("a") as handle:
+                handle.write("\n".join(lines) + "\n")
+        return
     naive = fixed = converged = 0.0
     student_steps = converged_steps = 0
     lines_per_job = []

@@ -25,6 +25,9 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--refresh", action="store_true",
                         help="recompute stale jobs (computed by other code) instead of showing them flagged")
     common.add_argument("--quiet", action="store_true", help="no progress bars")
+    common.add_argument("--cluster", metavar="ADDRESS",
+                        help="compute the jobs on a Dask cluster: local (every core), local:N (N worker processes) "
+                             "or a scheduler address tcp://host:8786 (see the reproducing page)")
     book = sub.add_parser("book", parents=[common], help="every section at a profile, then the HTML book")
     book.add_argument("--compute", action="store_true",
                       help="also compute missing jobs of a committed profile (paper), which reading never does")
@@ -54,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "run":
         args.params = [*args.params, *extra]
     from . import paths, sections
-    from .pipeline import book, config, runner
+    from .pipeline import book, cluster, config, runner
 
     if args.command == "sections":
         print("\n".join(sections.names()))
@@ -72,13 +75,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         names = book.toc_sections() if args.command == "book" else [args.section]
         overrides = config.parse_overrides(args.params) if args.command == "run" else {}
+        if args.cluster:
+            cluster.parse(args.cluster)
         for name in names:  # validate everything before any work starts
             runner.plan(name, args.profile, overrides)
         keep = False if args.refresh else None
         for name in names:
             compute = True if args.command == "run" or args.compute or args.force or args.refresh else None
             result = runner.run(name, args.profile, overrides, force=args.force, keep_stale=keep,
-                                compute=compute, progress=not args.quiet, only=getattr(args, "only", None))
+                                compute=compute, progress=not args.quiet, only=getattr(args, "only", None),
+                                cluster=args.cluster)
             print(f"[entropic] {name}: {len(result.entries)} jobs in results/{result.label}/{name} "
                   f"({result.computed} computed now, {len(result.stale)} stale, {len(result.missing)} missing)")
         if args.command == "run" and args.no_book:
@@ -97,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except (RuntimeError, subprocess.CalledProcessError) as error:
+    except (RuntimeError, subprocess.CalledProcessError) as error:  # cluster.JobFailed included
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -16,14 +16,13 @@ entropic run SECTION --profile paper``, which resumes).
 from __future__ import annotations
 
 import fnmatch
-import time
 from dataclasses import dataclass, field
 
 import pandas as pd
 from tqdm import tqdm
 
 from .. import paths, sections
-from . import config, store, versions
+from . import cluster, config, store, versions
 
 COMMITTED = ("paper",)  # profiles whose results are committed: stale entries are kept and flagged
 
@@ -136,12 +135,13 @@ def plan(section: str, profile: str, overrides: dict | None = None):
 
 def run(section: str, profile: str = "quick", overrides: dict | None = None, *, force: bool = False,
         keep_stale: bool | None = None, compute: bool | None = None, progress: bool = True,
-        log=print, only: list[str] | None = None) -> Results:
+        log=print, only: list[str] | None = None, cluster: str | None = None) -> Results:
     """Compute what the store lacks for one section and return its results (see the module docstring).
 
     ``compute`` defaults to True except in committed profiles; when False, missing jobs are listed in
     ``Results.missing`` instead of computed. ``only`` (shell patterns of job names) restricts computing
-    to the matching jobs; the others are read if stored and listed as missing if not.
+    to the matching jobs; the others are read if stored and listed as missing if not. ``cluster`` maps
+    the jobs to compute over a Dask cluster (``pipeline.cluster``) instead of running them here.
     """
     overrides = dict(overrides or {})
     module, cfg, jobs = plan(section, profile, overrides)
@@ -149,66 +149,77 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     keep_stale = label in COMMITTED if keep_stale is None else keep_stale
     compute = label not in COMMITTED if compute is None else compute
     shelf, keys = store.Store(label, section), {}
-    entries, stale, missing, computed = [], [], [], 0
-    bar = tqdm(jobs, desc=f"{section} ({label})", disable=not progress, leave=False, unit="job")
+    found, stale, missing, todo = {}, [], [], []
+    for job in jobs:
+        try:
+            entry = shelf.load(job)
+        except store.CorruptEntry as error:
+            log(f"[entropic] {error}: it will be recomputed" if compute else
+                f"[entropic] {error}: not shown (`{resume_command(section, profile, overrides)} --force` "
+                f"recomputes it)")
+            entry = None
+        kind = job.params.get("kind")
+        key = keys[kind] if kind in keys else keys.setdefault(kind, versions.version_key(module, kind))
+        fresh = entry is not None and entry.key == key
+        if entry is not None and not force and (fresh or keep_stale):
+            if not fresh:
+                stale.append(job.id)
+            found[job.id] = entry
+        elif not compute or (only and not any(fnmatch.fnmatchcase(job.name, pattern) for pattern in only)):
+            missing.append(job.id)
+        else:
+            todo.append((job, key))
+    if todo:
+        shelf.writable()  # before any work: an unwritable store fails now, not after hours
+    bar = tqdm(total=len(todo), desc=f"{section} ({label})", disable=not progress or not todo, leave=False,
+               unit="job")
+    computed = 0
     try:
-        for job in bar:
-            try:
-                entry = shelf.load(job)
-            except store.CorruptEntry as error:
-                log(f"[entropic] {error}: recomputing it")
-                entry = None
-            kind = job.params.get("kind")
-            key = keys[kind] if kind in keys else keys.setdefault(kind, versions.version_key(module, kind))
-            fresh = entry is not None and entry.key == key
-            if entry is not None and not force and (fresh or keep_stale):
-                if not fresh:
-                    stale.append(job.id)
-                entries.append(entry)
-                continue
-            if not compute or (only and not any(fnmatch.fnmatchcase(job.name, pattern) for pattern in only)):
-                missing.append(job.id)
-                continue
-            bar.set_postfix_str(job.name)
-            start = time.perf_counter()
-            scratch = shelf.scratch(job)
-            tables = module.fit(job, scratch=scratch) if _takes_scratch(module.fit) else module.fit(job)
-            device = _device_name()
-            shelf.save(job, key, tables, store.provenance(device, time.perf_counter() - start,
-                                                          job.params.get("stop")))
-            entries.append(shelf.load(job))
-            scratch.unlink(missing_ok=True)
+        for job, tables, provenance in _computed(section, shelf, todo, cluster, bar):
+            shelf.save(job, keys[job.params.get("kind")], tables, provenance)
+            shelf.scratch(job).unlink(missing_ok=True)
+            found[job.id] = shelf.load(job)
             computed += 1
+            bar.update()
     except KeyboardInterrupt:
-        raise Interrupted(f"interrupted: {section} has {len(entries)} of {len(jobs)} jobs stored in "
-                          f"{_shown_path(shelf.folder)}; run the same command again to resume") from None
+        on_disk = sum(shelf.path(job).exists() for job in jobs)
+        raise Interrupted(f"interrupted: {on_disk} of {len(jobs)} jobs of {section} are stored in "
+                          f"{_shown_path(shelf.folder)} ({computed} computed in this run); "
+                          f"`{resume_command(section, profile, overrides)}` resumes") from None
     finally:
         bar.close()
     if stale:
         log(f"[entropic] {section}: {len(stale)} stale job(s) kept and flagged (computed by other code): "
             + ", ".join(stale[:5]) + (" …" if len(stale) > 5 else ""))
+    entries = [found[job.id] for job in jobs if job.id in found]  # job order, however they were computed
     tables = {}
     for name in sorted({t for e in entries for t in e.tables}):
         tables[name] = pd.DataFrame([r for e in entries for r in e.tables.get(name, [])])
     return Results(section, profile, overrides, label, cfg, keys, tables, entries, stale, computed, missing)
 
 
-def _takes_scratch(fit) -> bool:
-    """Whether a section's ``fit`` accepts ``scratch``: a file for the state of a long job between its
-    checkpoints, so that an interrupted job resumes instead of starting over."""
-    import inspect
+def _computed(section, shelf, todo, address, bar):
+    """``(job, tables, provenance)`` of every job to do: here, one after another, or on a cluster."""
+    if address:
+        scratch = [(job, key, str(shelf.scratch(job))) for job, key in todo]
+        yield from cluster.map_jobs(section, scratch, address)
+        return
+    for job, _ in todo:
+        bar.set_postfix_str(job.name)
+        tables, provenance = cluster.compute(section, job, shelf.scratch(job))
+        yield job, tables, provenance
 
-    return "scratch" in inspect.signature(fit).parameters
+
+def resume_command(section: str, profile: str, overrides: dict) -> str:
+    """The command that computes what is missing of this run (never ``--force``)."""
+    pairs = "".join(f" {name}={_cli(value)}" for name, value in overrides.items())
+    return f"python -m entropic run {section} --profile {profile}{pairs} --no-book"
 
 
-def _device_name() -> str:
-    import platform
-
-    import torch
-
-    if torch.cuda.is_available():
-        return torch.cuda.get_device_name()
-    return f"CPU ({platform.processor() or platform.machine()})"
+def _cli(value) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(map(str, value)) + "]"
+    return str(value)
 
 
 def orphans(section: str, profile: str) -> list:

@@ -73,6 +73,17 @@ class Store:
     def path(self, job: Job) -> Path:
         return self.folder / f"{job.id}.json"
 
+    def writable(self) -> None:
+        """Raise ``ValueError`` naming the folder when entries cannot be written there."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            probe = self.folder / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            raise ValueError(f"cannot write results to {self.folder} ({error.strerror or error}); make it "
+                             f"writable or move the store with ENTROPIC_RESULTS=<folder>") from error
+
     def scratch(self, job: Job) -> Path:
         """Where a job that checkpoints keeps its state until its entry is stored (never committed)."""
         return self.folder / ".partial" / f"{job.id}.pt"
@@ -113,6 +124,8 @@ def _json(value):
 # --- provenance -------------------------------------------------------------------------------------
 
 def _commit() -> str:
+    if os.environ.get("ENTROPIC_COMMIT"):  # a copy of the project without its git history (a GPU machine)
+        return os.environ["ENTROPIC_COMMIT"]
     try:
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=paths.ROOT, capture_output=True,
                              text=True, timeout=10)

@@ -1,0 +1,143 @@
+"""Computing jobs: one at a time in this process, or mapped over a Dask distributed cluster.
+
+``compute(section, job, key, scratch)`` is the one place a job runs: it calls the section's fit, refuses
+non-finite numbers (naming the job, its parameters and the columns, storing nothing) and returns the
+job's tables with their provenance. The runner calls it in-process by default; ``--cluster`` maps the
+missing jobs of a section over a cluster instead:
+
+* ``local`` or ``local:N``: a ``distributed.LocalCluster`` of N worker processes (one thread each) on
+  this machine — every CPU core, or every process a GPU can keep busy;
+* ``tcp://host:port``: the scheduler of a cluster someone already runs (``dask scheduler`` and
+  ``dask worker tcp://host:port`` on each machine, each with this project installed).
+
+Each worker computes its job with its own installed code and checks that the code's version key is
+the client's (a worker running other code refuses, naming both keys); the client stores every result
+as it arrives, in the same entries a local run writes, with the worker added to the provenance. A
+worker that dies loses only the job it was running: the scheduler gives that job to another worker.
+An interrupted client loses nothing stored: the next run submits only what is still missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import socket
+import time
+from collections.abc import Iterator
+
+from . import store, versions
+
+LOCAL = "local"
+
+
+class JobFailed(RuntimeError):
+    """A job that raised or produced non-finite numbers; nothing of it is stored."""
+
+
+def _non_finite(tables: dict[str, list[dict]]) -> list[str]:
+    bad = set()
+    for name, rows in tables.items():
+        for row in rows:
+            for column, value in row.items():
+                if isinstance(value, float) and not math.isfinite(value):
+                    bad.add(f"{name}.{column}")
+    return sorted(bad)
+
+
+def _device() -> str:
+    import platform
+
+    import torch
+
+    if torch.cuda.is_available():
+        return torch.cuda.get_device_name()
+    return f"CPU ({platform.processor() or platform.machine()})"
+
+
+def compute(section: str, job: store.Job, scratch=None) -> tuple[dict, dict]:
+    """Run one job of ``section``: ``(tables, provenance)``; raises :class:`JobFailed` naming the job."""
+    import inspect
+
+    from .. import sections
+
+    module = sections.module(section)
+    start = time.perf_counter()
+    try:
+        if "scratch" in inspect.signature(module.fit).parameters:
+            tables = module.fit(job, scratch=scratch)
+        else:
+            tables = module.fit(job)
+    except KeyboardInterrupt:
+        raise
+    except Exception as error:
+        raise JobFailed(f"job {job.name} of {section} failed ({type(error).__name__}: {error}); its parameters: "
+                        f"{_shown(job.params)}") from error
+    bad = _non_finite(tables)
+    if bad:
+        raise JobFailed(f"job {job.name} of {section} produced non-finite numbers in {', '.join(bad)}; nothing "
+                        f"was stored. Its parameters: {_shown(job.params)}")
+    return tables, store.provenance(_device(), time.perf_counter() - start, job.params.get("stop"))
+
+
+def _shown(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items() if k not in ("sha256", "sources", "corpus_dir"))
+
+
+def _work(section: str, job: store.Job, key: str, scratch: str | None, threads: int) -> tuple[dict, dict]:
+    """What a worker runs: check its code is the client's, then :func:`compute`."""
+    import torch
+
+    from .. import sections
+
+    torch.set_num_threads(threads)
+    own = versions.version_key(sections.module(section), job.params.get("kind"))
+    if own != key:
+        raise JobFailed(f"worker {socket.gethostname()} runs other code than the client for {section} "
+                        f"(version key {own}, client {key}): install the same version of the project there")
+    tables, provenance = compute(section, job, scratch)
+    return tables, {**provenance, "worker": f"{socket.gethostname()}:{os.getpid()}"}
+
+
+def parse(address: str) -> tuple[str, int | None]:
+    """``local`` / ``local:N`` / ``tcp://host:port`` → (kind or address, N); anything else raises ValueError."""
+    if address == LOCAL or address.startswith(LOCAL + ":"):
+        count = address.partition(":")[2]
+        if count and (not count.isdigit() or int(count) < 1):
+            raise ValueError(f"--cluster local:N needs a positive number of workers, got {address!r}")
+        return LOCAL, int(count) if count else None
+    if address.startswith(("tcp://", "tls://", "ucx://")) and ":" in address.split("://", 1)[1]:
+        return address, None
+    raise ValueError(f"--cluster must be local, local:N or a scheduler address like tcp://host:8786, got {address!r}")
+
+
+@contextlib.contextmanager
+def client(address: str):
+    """A ``distributed.Client`` for ``address`` (see :func:`parse`); a LocalCluster is started and closed."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as error:  # pragma: no cover - dask is a dependency
+        raise RuntimeError("--cluster needs dask[distributed]: pip install 'dask[distributed]'") from error
+    where, workers = parse(address)
+    if where != LOCAL:
+        with Client(where, timeout="30s") as dask:
+            yield dask
+        return
+    with LocalCluster(n_workers=workers or os.cpu_count(), threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=40) as cluster, Client(cluster) as dask:
+        yield dask
+
+
+def map_jobs(section: str, todo: list[tuple[store.Job, str, str | None]], address: str,
+             threads: int = 1) -> Iterator[tuple[store.Job, dict, dict]]:
+    """Submit every ``(job, key, scratch)`` to the cluster and yield ``(job, tables, provenance)`` as each
+    finishes (in completion order). A job that fails raises :class:`JobFailed` here, after the jobs that
+    finished before it were yielded."""
+    from distributed import as_completed
+
+    with client(address) as dask:
+        futures = {dask.submit(_work, section, job, key, scratch, threads, pure=False,
+                               key=f"{section}-{job.id}"): job for job, key, scratch in todo}
+        for future in as_completed(futures):
+            tables, provenance = future.result()
+            yield futures[future], tables, provenance
