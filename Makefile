@@ -1,11 +1,13 @@
 # Two commands do everything on a fresh machine with Python 3.11 and make:
-#   make book   execute every section notebook (papermill) and build the HTML book
+#   make book   render every page from the committed paper-profile results and build the HTML book
+#               (make book PROFILE=quick recomputes the whole book at small size on a CPU, in minutes)
 #   make test   run the test suite
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-PROFILE ?= quick
+PROFILE ?=
+PROFILE_FLAG := $(if $(PROFILE),--profile $(PROFILE))
 
 .PHONY: book section test lint bench clean
 
@@ -14,12 +16,12 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[test]'
 	touch $(STAMP)
 
-book: $(STAMP)  ## execute stale sections at PROFILE, then build the book
-	$(PY) -m entropic book --profile $(PROFILE)
+book: $(STAMP)  ## render every page at PROFILE (default paper: committed results), then build the book
+	$(PY) -m entropic book $(PROFILE_FLAG)
 
 section: $(STAMP)  ## make section S=surrogate P="r_star=4 d=16"
 	@test -n "$(S)" || (echo 'usage: make section S=<section> P="name=value ..."' >&2; exit 2)
-	$(PY) -m entropic run $(S) --profile $(PROFILE) $(P)
+	$(PY) -m entropic run $(S) $(PROFILE_FLAG) $(P)
 
 test: $(STAMP)
 	$(PY) -m pytest

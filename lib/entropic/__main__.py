@@ -1,7 +1,9 @@
 """Command line of the reproduction.
 
-  python -m entropic book [--profile P]              compute what the store lacks, render every page, build the book
-  python -m entropic run SECTION [name=value ...]    one section with other parameters, then the book
+  python -m entropic book [--profile P]              every page at a profile (default paper: the committed
+                                                     results, read, never trained), then the HTML book
+  python -m entropic run SECTION [name=value ...]    one section with other parameters (over the quick
+                                                     profile by default), then the book
   python -m entropic sections | profiles             what there is
 """
 
@@ -12,7 +14,8 @@ import os
 import subprocess
 import sys
 
-DEFAULT_PROFILE = "quick"
+BOOK_PROFILE = "paper"  # what `book` shows: the committed paper-profile results, never recomputed by reading
+RUN_PROFILE = "quick"  # what `run` computes over: minutes on a CPU
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -20,7 +23,8 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--profile", default=DEFAULT_PROFILE, help="parameter profile (default: quick)")
+    common.add_argument("--profile", help=f"parameter profile (default: {BOOK_PROFILE} for book, {RUN_PROFILE} "
+                                          f"for run)")
     common.add_argument("--force", action="store_true", help="recompute every job, even stored ones")
     common.add_argument("--refresh", action="store_true",
                         help="recompute stale jobs (computed by other code) instead of showing them flagged")
@@ -37,11 +41,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("section")
     run.add_argument("params", nargs="*", metavar="name=value", help="parameter overrides, e.g. r_star=4")
     run.add_argument("--no-book", action="store_true", help="compute the results only")
+    run.add_argument("--book-profile", default=BOOK_PROFILE,
+                     help=f"the profile the rest of the book shows (default: {BOOK_PROFILE})")
     run.add_argument("--only", action="append", metavar="PATTERN",
                      help="compute only the jobs whose name matches this shell pattern (repeatable), "
                           "e.g. --only '*-1.536M' --only '*-data'; the others are left for a later run")
     prune = sub.add_parser("prune", help="delete stored entries that no current job reads")
-    prune.add_argument("--profile", default=DEFAULT_PROFILE)
+    prune.add_argument("--profile", default=RUN_PROFILE)
     sub.add_parser("sections", help="list the sections")
     sub.add_parser("profiles", help="list the parameter profiles")
     return parser
@@ -56,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(stray)}")
     if args.command == "run":
         args.params = [*args.params, *extra]
+    if args.command in ("book", "run") and args.profile is None:
+        args.profile = BOOK_PROFILE if args.command == "book" else RUN_PROFILE
     from . import paths, sections
     from .pipeline import book, cluster, config, runner
 
@@ -89,9 +97,13 @@ def main(argv: list[str] | None = None) -> int:
                   f"({result.computed} computed now, {len(result.stale)} stale, {len(result.missing)} missing)")
         if args.command == "run" and args.no_book:
             return 0
+        pages = args.profile if args.command == "book" else args.book_profile
         for name in book.toc_notebooks():
-            # The book shows every section: this one with the given parameters, the others at the profile.
-            book.execute(name, args.profile, overrides if name in names else {})
+            # The book shows every section: this one with the given parameters, the others at the book's profile.
+            if name in names and args.command == "run":
+                book.execute(name, args.profile, overrides)
+            else:
+                book.execute(name, pages, {})
         if not getattr(args, "no_html", False) and not os.environ.get("ENTROPIC_NO_HTML"):
             book.build()
     except runner.Interrupted as stop:

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from .. import paths, sections
-from . import runner
+from . import config, runner
 
 TOC_FOLDER = "build/sections"  # where _toc.yml expects the executed section pages, relative to the book root
 
@@ -30,20 +30,28 @@ def is_section(name: str) -> bool:
     return name in sections.names()
 
 
+FALLBACKS = ("quick",)  # committed smaller profiles a page may show when its own profile has no results
+
+
 def fingerprint(section: str, profile: str, overrides: dict) -> str:
+    """What a page is made from: its source, the library outside the engine (a page reads the engine
+    directly, so a page's engine code counts too), its parameters, the stored entries it reads and the
+    version keys of the code its jobs run now (so an engine edit that stales a section's jobs marks its
+    page, and reverting the edit clears the mark)."""
     digest = hashlib.sha256(paths.notebook_source(section).read_bytes())
     for path in sorted(paths.PACKAGE.rglob("*.py")):
-        # A section's engine edits reach its page through the entries' keys; a page reads the engine directly.
         if paths.ENGINE not in path.parents or not is_section(section):
             digest.update(path.read_bytes())
     digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
     if not is_section(section):
         return digest.hexdigest()[:16]
-    _, _, jobs = runner.plan(section, profile, overrides)
+    module, _, jobs = runner.plan(section, profile, overrides)
     shelf = runner.store.Store(runner.label_of(profile, overrides), section)
     for job in jobs:
         path = shelf.path(job)
         digest.update(path.read_bytes() if path.exists() else b"missing")
+    for kind in sorted({str(job.params.get("kind")) for job in jobs}):
+        digest.update(runner.versions.version_key(module, None if kind == "None" else kind).encode())
     return digest.hexdigest()[:16]
 
 
@@ -59,31 +67,49 @@ def stored_fingerprint(path: Path) -> str | None:
                          f"delete it to re-execute the section") from error
 
 
+def shown_profile(section: str, profile: str, overrides: dict) -> str:
+    """The profile a page shows: its own, or, when a committed profile has no result of this section at
+    all, the first committed smaller profile (``FALLBACKS``) whose results are complete."""
+    if overrides or not is_section(section) or runner.label_of(profile, overrides) not in runner.COMMITTED:
+        return profile
+    if runner.run(section, profile, overrides, compute=False, progress=False, log=lambda *_: None).entries:
+        return profile
+    for smaller in FALLBACKS:
+        if smaller in config.available_profiles() and (paths.RESULTS / smaller / section).is_dir():
+            held = runner.run(section, smaller, compute=False, progress=False, log=lambda *_: None)
+            if held.entries and not held.missing:
+                return smaller
+    return profile
+
+
 def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = None, force: bool = False,
             log=print) -> Path:
-    """Execute one section notebook into ``out_dir`` (default ``build/sections``) unless its page is current."""
+    """Execute one notebook into ``out_dir`` (default ``build/sections``) unless its page is current."""
     import jupytext
     import nbformat
     import papermill
 
     out_dir = out_dir or paths.EXECUTED
     target = out_dir / f"{section}.ipynb"
-    if not force and stored_fingerprint(target) == fingerprint(section, profile, overrides):
+    shown = shown_profile(section, profile, overrides)
+    stamp = fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
+    if not force and stored_fingerprint(target) == stamp:
         log(f"[entropic] {section}: page is current ({target.relative_to(out_dir.parent)})")
         return target
     out_dir.mkdir(parents=True, exist_ok=True)
     notebook = jupytext.read(paths.notebook_source(section))
     if is_section(section):
-        results = runner.run(section, profile, overrides, progress=False, log=lambda *_: None)
+        results = runner.run(section, shown, overrides, progress=False, log=lambda *_: None)
         if not results.entries:  # nothing stored and nothing to compute (a committed profile): say so
             notebook = _placeholder(notebook, section, profile)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     staged_input, staged_output = out_dir / f"{section}.input.ipynb", out_dir / f"{section}.running.ipynb"
     nbformat.write(notebook, staged_input)
-    log(f"[entropic] {section}: rendering the page")
+    log(f"[entropic] {section}: rendering the page" + ("" if shown == profile else f" (showing `{shown}`)"))
+    parameters = {"profile": shown, "overrides": overrides, "requested": profile if shown != profile else None}
     try:
         papermill.execute_notebook(staged_input, staged_output, kernel_name="python3", progress_bar=False,
-                                   parameters={"profile": profile, "overrides": overrides}, cwd=str(out_dir))
+                                   parameters=parameters, cwd=str(out_dir))
     except Exception as error:
         failed = out_dir / f"{section}.failed.ipynb"
         if staged_output.exists():
@@ -91,17 +117,52 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
         raise RuntimeError(f"section {section!r} failed; the executed notebook is at {failed}") from error
     finally:
         staged_input.unlink(missing_ok=True)
-    executed = nbformat.read(staged_output, as_version=4)
-    for cell in executed.cells:  # the page shows the parameters papermill injected, not the defaults
-        tags = cell.metadata.setdefault("tags", [])
-        if "parameters" in tags:
-            tags.append("remove-cell")
+    executed = downloadable(nbformat.read(staged_output, as_version=4))
     # Stamped after the run: the entries the page read exist now, even those it had to compute.
-    executed.metadata["entropic"] = {"section": section, "profile": profile, "overrides": overrides,
-                                     "fingerprint": fingerprint(section, profile, overrides)}
+    executed.metadata["entropic"] = {"section": section, "profile": shown, "overrides": overrides, "fingerprint": stamp}
     nbformat.write(executed, staged_output)
     staged_output.replace(target)
     return target
+
+
+SETUP = """# Run outside the book's build (Colab, Binder, a download), this notebook installs the project if it
+# is missing and computes at the quick profile (minutes on a CPU); the book's own pages show `{shown}`.
+import importlib.util
+import subprocess
+import sys
+
+if importlib.util.find_spec("entropic") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "entropic @ git+{repository}"], check=True)"""
+
+
+def downloadable(notebook):
+    """The executed notebook as readers download and launch it: plumbing cells hidden on the page, no
+    papermill paths or stderr (progress bars, warnings), and a first, hidden cell that installs the
+    project where it is missing, with the launched notebook computing at the quick profile."""
+    import nbformat
+    import yaml
+
+    shown = "paper"
+    for cell in notebook.cells:
+        tags = cell.metadata.setdefault("tags", [])
+        if ("parameters" in tags or "injected-parameters" in tags) and "remove-cell" not in tags:
+            tags.append("remove-cell")  # plumbing: the banner says which parameters the page shows
+        if "injected-parameters" in tags:
+            shown = next((line.split('"')[1] for line in cell.source.splitlines() if line.startswith("profile =")),
+                         shown)
+            cell.source = "\n".join(
+                f'profile = "quick"  # the book shows "{shown}"; run here, this notebook computes at "quick"'
+                if line.startswith("profile =") else line for line in cell.source.splitlines())
+        if cell.cell_type == "code":
+            cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
+    notebook.metadata.get("papermill", {}).pop("input_path", None)
+    notebook.metadata.get("papermill", {}).pop("output_path", None)
+    repository = (yaml.safe_load((paths.ROOT / "_config.yml").read_text()).get("repository") or {}).get("url", "")
+    if repository and not any("entropic-setup" in c.metadata.get("tags", []) for c in notebook.cells):
+        setup = nbformat.v4.new_code_cell(SETUP.format(shown=shown, repository=repository),
+                                          metadata={"tags": ["remove-cell", "entropic-setup"]})
+        notebook.cells.insert(0, setup)
+    return notebook
 
 
 def _placeholder(notebook, section: str, profile: str):

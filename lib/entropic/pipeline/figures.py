@@ -1,7 +1,12 @@
-"""The shared look of every figure, and the plot every section draws: excess risk against rank.
+"""The shared look of every figure, and the plots several sections draw.
 
 Each function returns its Figure. Headless: outside a Jupyter kernel the ``agg`` backend is used;
 inside one (ipykernel sets ``MPLBACKEND``) the kernel's inline backend shows the figure.
+
+Rules every figure here follows: figures are sized for the book's text column (``WIDTH`` inches, text
+at 13 pt, the size of the body text once the image fills the column); every artist is labelled in its
+own call; lines that may coincide differ in marker and line style; legends sit below the axes, outside
+the data; symmetric-log axes get explicit decade ticks so that labels never overprint.
 
 Excess risk is signed (a student at r ≥ r* fits a little noise and lands slightly *below* the floor),
 so it is drawn on a symmetric-log axis: linear within the achievability band (± 5 % of the noise
@@ -10,6 +15,7 @@ floor, shaded), logarithmic outside it, with the sign kept.
 
 from __future__ import annotations
 
+import math
 import os
 
 import matplotlib
@@ -18,60 +24,131 @@ if not os.environ.get("MPLBACKEND"):
     matplotlib.use("agg")
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 import seaborn as sns
+from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .verdicts import FLOOR_BAND
 
-sns.set_theme(style="whitegrid", context="notebook")
+WIDTH = 6.6  # inches: the text column at 100 dpi
+sns.set_theme(style="whitegrid", context="notebook",
+              rc={"font.size": 13, "axes.labelsize": 13, "axes.titlesize": 13, "xtick.labelsize": 12,
+                  "ytick.labelsize": 12, "legend.fontsize": 12, "legend.title_fontsize": 12, "figure.dpi": 100})
+MARKERS = ["o", "s", "D", "^", "v", "P", "X", "*"]
+DASHES = ["-", "--", "-.", ":"]
 
 
-def excess_axis(ax, noise_floor: float, label: str = "excess risk  L − σ²Td") -> None:
-    """A signed symmetric-log y axis with the achievability band shaded."""
+def _decade(value: float) -> str:
+    if value == 0:
+        return "0"
+    exponent = round(math.log10(abs(value)))
+    return f"{'−' if value < 0 else ''}$10^{{{exponent}}}$"
+
+
+def excess_axis(ax, noise_floor: float, values, label: str = "excess risk  L − σ²Td") -> None:
+    """A signed symmetric-log y axis with the achievability band shaded and decade ticks that cannot
+    collide: 0, then every decade above ten band widths on each side the data reach."""
     band = FLOOR_BAND * noise_floor
-    ax.set_yscale("symlog", linthresh=band)
-    ax.axhspan(-band, band, color="C2", alpha=0.15, lw=0)
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    ax.set_yscale("symlog", linthresh=band, linscale=0.6)
+    ax.axhspan(-band, band, color="C2", alpha=0.15, lw=0, label=f"±{FLOOR_BAND:.0%} of the noise floor")
     ax.axhline(0, color="grey", lw=0.8)
+    first = math.floor(math.log10(band)) + 1
+    top = max(float(np.abs(values).max()) if values.size else band, band * 10)
+    ticks = [0.0]
+    for sign, reach in ((1, values.max(initial=0)), (-1, -values.min(initial=0))):
+        ticks += [sign * 10.0**k for k in range(first, math.ceil(math.log10(max(reach, band))) + 1)
+                  if 10.0**k <= max(reach, band) * 10]
+    ax.set_yticks(sorted(set(ticks)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: _decade(v)))
+    ax.yaxis.set_minor_locator(NullLocator())
+    ax.set_ylim(min(values.min(initial=0) * 1.5, -band * 1.5), top * 2)
     ax.set_ylabel(label)
 
 
-def excess_vs_rank(sweep: pd.DataFrame, noise_floor: float, x: str = "r", hue: str | None = None,
-                   col: str | None = None, mark: float | None = None, xlabel: str = "student rank r"):
-    """Excess risk against student rank: lines are seed means, bands the range over seeds.
+def legend_below(fig, ax, ncol: int = 2, title: str | None = None) -> None:
+    """One legend for the figure, below the axes (outside the data), from ``ax``'s labelled artists."""
+    handles, labels = ax.get_legend_handles_labels()
+    for axis in fig.axes:
+        if axis.get_legend() is not None:
+            axis.get_legend().remove()
+    for legend in list(fig.legends):  # a figure gets one legend, however often it is asked for
+        legend.remove()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, frameon=False,
+               title=title)
 
-    ``hue`` and ``col`` split the lines and panels; ``mark`` draws a vertical line (r* or r/r* = 1).
-    """
-    grid = sns.relplot(data=sweep, x=x, y="excess", hue=hue, col=col, kind="line", marker="o",
-                       errorbar=("pi", 100), palette="viridis" if hue else None, height=3.6, aspect=1.25,
-                       facet_kws={"sharey": False})
-    for ax in grid.axes.flat:
-        excess_axis(ax, noise_floor)
+
+def excess_vs_rank(sweep: pd.DataFrame, noise_floor: float, x: str = "r", hue: str | None = None,
+                   col: str | None = None, mark: float | None = None, xlabel: str = "student rank r",
+                   mark_label: str = "r = r*", hue_name: str | None = None):
+    """Excess risk against student rank: lines are seed means (one marker and dash style per ``hue``
+    level, a small horizontal offset so that coinciding lines stay visible), bands the range over
+    seeds; one panel per ``col`` level; ``mark`` draws a dotted vertical line (r* or r/r* = 1)."""
+    panels = list(dict.fromkeys(sweep[col])) if col else [None]
+    levels = list(dict.fromkeys(sweep[hue])) if hue else [None]
+    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 3.6), squeeze=False, sharey=False)
+    for ax, panel in zip(axes[0], panels, strict=True):
+        data = sweep if panel is None else sweep[sweep[col] == panel]
+        steps = np.diff(np.unique(data[x])).min(initial=1.0) if data[x].nunique() > 1 else 1.0
+        for i, level in enumerate(levels):
+            own = data if level is None else data[data[hue] == level]
+            stats = own.groupby(x)["excess"].agg(["mean", "min", "max"])
+            shift = (i - (len(levels) - 1) / 2) * 0.06 * steps  # offsets, so equal lines stay visible
+            label = "seed mean (band: seed range)" if level is None else f"{hue_name or hue} = {level}"
+            ax.plot(stats.index + shift, stats["mean"], marker=MARKERS[i % len(MARKERS)],
+                    ls=DASHES[i % len(DASHES)], color=f"C{i}", ms=5, label=label)
+            ax.fill_between(stats.index + shift, stats["min"], stats["max"], color=f"C{i}", alpha=0.15, lw=0)
+        excess_axis(ax, noise_floor, data["excess"], label="excess risk  L − σ²Td" if ax is axes[0][0] else "")
         if mark is not None:
-            ax.axvline(mark, color="C3", ls=":", lw=1.2)
+            ax.axvline(mark, color="C3", ls=":", lw=1.4, label=mark_label)
         ax.set_xlabel(xlabel)
-    grid.figure.tight_layout()
-    return grid.figure
+        if panel is not None:
+            ax.set_title(f"{col} = {panel}")
+    fig.tight_layout()
+    legend_below(fig, axes[0][0], ncol=min(3, len(levels) + 2))
+    return fig
 
 
 def ranks_against_r_star(long: pd.DataFrame, col: str | None = None):
-    """Rank measures (``measure``, ``rank``) against r*, with the identity line r = r*."""
-    grid = sns.relplot(data=long, x="r_star", y="rank", hue="measure", style="measure", col=col, kind="line",
-                       markers=True, dashes=False, errorbar=("pi", 100), height=3.6, aspect=1.25)
-    sns.move_legend(grid, "lower center", bbox_to_anchor=(0.5, -0.02), ncol=2, title=None)
+    """Rank measures (``measure``, ``rank``) against r*, one marker and dash style per measure, with the
+    identity line r = r*; seed means with the range over seeds as a band."""
+    panels = list(dict.fromkeys(long[col])) if col else [None]
+    measures = list(dict.fromkeys(long["measure"]))
+    fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 3.8), squeeze=False, sharey=True)
     top = float(long["r_star"].max())
-    for ax in grid.axes.flat:
-        ax.plot([0, top], [0, top], "k--", lw=0.8, label="r = r*")
-        ax.set(xlabel="teacher rank r*", ylabel="rank")
-    grid.figure.tight_layout(rect=(0, 0.12, 1, 1))
-    return grid.figure
+    for ax, panel in zip(axes[0], panels, strict=True):
+        data = long if panel is None else long[long[col] == panel]
+        ax.plot([0, top], [0, top], color="k", ls="--", lw=0.8, label="r = r*")
+        for i, measure in enumerate(measures):
+            stats = data[data["measure"] == measure].groupby("r_star")["rank"].agg(["mean", "min", "max"])
+            shift = (i - (len(measures) - 1) / 2) * 0.08
+            ax.plot(stats.index + shift, stats["mean"], marker=MARKERS[i % len(MARKERS)], ls=DASHES[i % len(DASHES)],
+                    color=f"C{i}", ms=5, label=measure)
+            ax.fill_between(stats.index + shift, stats["min"], stats["max"], color=f"C{i}", alpha=0.15, lw=0)
+        ax.set(xlabel="teacher rank r*", ylabel="rank" if ax is axes[0][0] else "")
+        ax.set_xticks(sorted(data["r_star"].unique()))
+        if panel is not None:
+            ax.set_title(str(panel))
+    fig.tight_layout()
+    legend_below(fig, axes[0][0], ncol=2)
+    return fig
 
 
 def bars(data: pd.DataFrame, x: str, y: str, noise_floor: float, xlabel: str):
     """Seed means as bars, seeds as dots, on the signed excess axis."""
-    fig, ax = plt.subplots(figsize=(6, 4))
-    sns.barplot(data=data, x=x, y=y, errorbar=None, color="C0", alpha=0.6, ax=ax)
-    sns.stripplot(data=data, x=x, y=y, color="k", size=4, ax=ax)
-    excess_axis(ax, noise_floor)
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.8))
+    order = list(dict.fromkeys(data[x]))
+    means = data.groupby(x, observed=True)[y].mean().reindex(order)
+    ax.bar(range(len(order)), means.values, color="C0", alpha=0.6, label="seed mean")
+    for i, level in enumerate(order):
+        values = data.loc[data[x] == level, y].to_numpy()
+        ax.plot(np.full(len(values), i) + np.linspace(-0.12, 0.12, len(values)), values, "ko", ms=4,
+                label="one seed" if i == 0 else None)
+    ax.set_xticks(range(len(order)), [str(o) for o in order])
+    excess_axis(ax, noise_floor, data[y])
     ax.set_xlabel(xlabel)
     fig.tight_layout()
+    legend_below(fig, ax, ncol=3)
     return fig

@@ -33,10 +33,13 @@ class Interrupted(RuntimeError):
 
 @dataclass
 class Results:
-    """A section's results as the notebook sees them.
+    """A section's results as the notebook sees them (``pipeline.page`` shows them).
 
-    tables : one DataFrame per table name, the rows of every job concatenated.
+    tables : one DataFrame per table name, the rows of every job concatenated, in job order.
     stale : ids of jobs whose entries were computed by other code (their version key differs).
+    missing : ids of jobs with no usable entry that this run did not compute.
+    corrupt : ``(job id, what is wrong)`` of stored entries that could not be read (among ``missing``
+        unless this run recomputed them).
     """
 
     section: str
@@ -50,6 +53,7 @@ class Results:
     stale: list[str] = field(default_factory=list)
     computed: int = 0
     missing: list[str] = field(default_factory=list)
+    corrupt: list[tuple[str, str]] = field(default_factory=list)
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         return self.tables[name]
@@ -64,58 +68,10 @@ class Results:
                 .agg(jobs=("date", "size"), first=("date", "min"), last=("date", "max"),
                      seconds=("seconds", "sum")).reset_index())
 
-    def banner(self) -> str:
-        """One line: the profile (or custom parameters), how far it is from the paper's sizes, the stop
-        rule; and a warning when stale entries are shown."""
-        differs = self.cfg.differences()
-        distance = ", ".join(f"{k} = {_short(v)} (paper {_short(p)})" for k, (v, p) in differs.items())
-        what = (f"custom parameters `{_overrides(self.overrides)}` over profile `{self.profile}`"
-                if self.overrides else f"profile `{self.profile}`")
-        line = (f"**Shown: {what}.** " + (f"It differs from the paper in {distance}." if differs
-                                          else "These are exactly the paper's parameters."))
-        stop = getattr(self.cfg, "stop", None)
-        if stop:
-            line += f" Training stop rule: **{stop}**" + (
-                " (the paper's fixed step counts)." if stop == "fixed" else
-                " (a rank-sweep student stops once its loss has settled, capped at the paper's step counts; "
-                "recovery students run the paper's steps).")
-        if self.missing:
-            total = len(self.missing) + len(self.entries)
-            line += (f"\n\n```{{warning}}\n**Partial results:** {len(self.missing)} of {total} jobs of this profile "
-                     f"are not computed yet, so the tables below cover only part of the grid. "
-                     f"`python -m entropic run {self.section} --profile {self.profile} --no-book` computes them "
-                     f"(it resumes where an earlier run stopped).\n```")
-        if self.stale:
-            keys = sorted({e.key for e in self.entries} - set(self.keys.values()))
-            current = ", ".join(sorted(set(self.keys.values())))
-            commits = sorted({e.provenance.get("commit", "?") for e in self.entries if e.key not in self.keys.values()})
-            line += (f"\n\n```{{warning}}\n{len(self.stale)} of {len(self.entries)} jobs shown here were computed "
-                     f"by an earlier version of the code (version key {', '.join(keys)}, commit "
-                     f"{', '.join(commits)}; current key {current}). Their numbers are shown as they were "
-                     f"stored, not as current. Recompute them with `python -m entropic run {self.section} "
-                     f"--profile {self.profile} --refresh`.\n```")
-        return line
-
-    def config_table(self):
-        """The resolved configuration for the page: rows that differ from the paper highlighted."""
-        table = self.cfg.table()
-        return table.style.apply(lambda row: ["background-color: #fff3cd" if row["differs"] else ""] * len(row),
-                                 axis=1)
-
-    def save(self, **frames: pd.DataFrame) -> None:
-        """Write tables as CSV under ``build/tables/<label>/<section>/`` for readers and tests."""
-        folder = paths.TABLES / self.label / self.section
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, frame in frames.items():
-            frame.to_csv(folder / f"{name}.csv")
-
-
-def _short(value) -> str:
-    return f"[{', '.join(map(str, value))}]" if isinstance(value, tuple) else str(value)
-
-
-def _overrides(overrides: dict) -> str:
-    return " ".join(f"{k}={v!r}".replace(" ", "").replace("'", "") for k, v in overrides.items())
+    @property
+    def resume(self) -> str:
+        """The command that computes what this run lacks."""
+        return resume_command(self.section, self.profile, self.overrides)
 
 
 def _shown_path(path):
@@ -149,14 +105,15 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     keep_stale = label in COMMITTED if keep_stale is None else keep_stale
     compute = label not in COMMITTED if compute is None else compute
     shelf, keys = store.Store(label, section), {}
-    found, stale, missing, todo = {}, [], [], []
+    found, stale, missing, todo, corrupt = {}, [], [], [], []
     for job in jobs:
         try:
             entry = shelf.load(job)
         except store.CorruptEntry as error:
-            log(f"[entropic] {error}: it will be recomputed" if compute else
-                f"[entropic] {error}: not shown (`{resume_command(section, profile, overrides)} --force` "
-                f"recomputes it)")
+            corrupt.append((job.id, str(error).removeprefix(str(shelf.folder) + "/")))
+            log(f"[entropic] {_relative(error)}: it will be recomputed" if compute else
+                f"[entropic] {_relative(error)}: not shown; `{resume_command(section, profile, overrides)}` "
+                f"recomputes it")
             entry = None
         kind = job.params.get("kind")
         key = keys[kind] if kind in keys else keys.setdefault(kind, versions.version_key(module, kind))
@@ -195,7 +152,12 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     tables = {}
     for name in sorted({t for e in entries for t in e.tables}):
         tables[name] = pd.DataFrame([r for e in entries for r in e.tables.get(name, [])])
-    return Results(section, profile, overrides, label, cfg, keys, tables, entries, stale, computed, missing)
+    corrupt = [(job_id, why) for job_id, why in corrupt if job_id not in found]
+    return Results(section, profile, overrides, label, cfg, keys, tables, entries, stale, computed, missing, corrupt)
+
+
+def _relative(error) -> str:
+    return str(error).replace(str(paths.ROOT) + "/", "")
 
 
 def _computed(section, shelf, todo, address, bar):
@@ -228,24 +190,3 @@ def orphans(section: str, profile: str) -> list:
     shelf = store.Store(profile, section)
     wanted = {shelf.path(job) for job in jobs}
     return sorted(p for p in shelf.folder.glob("*.json") if p not in wanted) if shelf.folder.is_dir() else []
-
-
-def glue_facts(section: str, facts: dict) -> None:
-    """Glue every fact of a section for its page's prose, named ``<section>_<fact>``; text facts are
-    Markdown (use ``{glue:md}``), numbers are numbers (use ``{glue:text}`` with a format)."""
-    from IPython.display import Markdown
-    from myst_nb import glue
-
-    for name, value in facts.items():
-        glue(f"{section}_{name}", Markdown(value) if isinstance(value, str) else value, display=False)
-
-
-def show(comparison: pd.DataFrame):
-    """The comparison table for the page, with its verdict count above it."""
-    from IPython.display import Markdown, display
-
-    from . import verdicts
-
-    criteria = "\n".join(f"- *{kind}*: {verdicts.CRITERIA[kind]}" for kind in dict.fromkeys(comparison["kind"]))
-    display(Markdown(f"{verdicts.summary_markdown(comparison)} A claim holds when\n\n{criteria}"))
-    return verdicts.styled(comparison)

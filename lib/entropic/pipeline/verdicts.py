@@ -1,34 +1,30 @@
-"""Verdicts: one criterion per kind of claim, applied the same way in every table.
+"""Verdicts: one criterion per kind of claim, one rule for values, applied the same way in every table.
 
 Every row of a comparison table sets one number of ours beside what the paper says (its own wording,
-and where), decides whether the paper's **claim** holds on our data by the criterion of its kind, and,
-separately, whether our **value** agrees with the paper's within a stated tolerance:
+and where) and decides two things separately:
 
-========================  ===============================================================================
-kind                      the claim holds when …
-========================  ===============================================================================
-achievability             every seed's \\|excess\\| ≤ 5 % of the noise floor σ²Td
-deficiency                every seed's excess > 5 % of the noise floor (clearly positive: outside the
-                          achievability band for every seed, so no seed spread can explain it)
-recovery                  every seed's learned energy effective rank (eq. 2) is within 10 % of the
-                          teacher operator's own energy effective rank
-seed stability            CV_seed ≤ 0.10 (the paper's threshold)
-predictability            the data-only numerical rank equals r* for every seed
-energy prediction         every seed's data-only energy effective rank is within 10 % of the teacher's
-over-estimate             every seed's data-only energy effective rank exceeds the teacher's by > 10 %
-saturation                for every r*, every seed's value exceeds 1.5 · r* (the estimate has lost r*)
-monotone                  the seed means increase strictly with r*
-range                     ours lies in the range the quantity states in brackets (the paper's claim as a
-                          sign, an ordering or a count; App. B)
-========================  ===============================================================================
+* whether the paper's **claim** holds on our data, by the criterion of its kind (``CRITERIA``);
+* whether our **value** agrees with the paper's number (``VALUE_RULE``): within 2√2 standard errors of
+  ours, the standard error estimated by resampling our seeds (each seed is a fresh task draw and a fresh
+  initialization, so the spread covers both); 2√2 = 2·√2 because the paper's number is itself an
+  estimate from as many seeds, with (we assume) the same spread. Never tighter than the paper's own
+  rounding (3.57 stands for [3.565, 3.575)). A count or an integer must be equal; a value the paper
+  states as a bound ("≤ 0.003") agrees when ours is within the bound plus that margin.
+
+The two are independent tests: an achievability claim can hold (every excess inside the band) while our
+value differs from the paper's (5×10⁻⁴ against 2×10⁻⁴ is outside our seeds' spread).
 
 Verdicts: ``reproduced`` (claim holds and value agrees), ``claim holds, value differs``, ``not
-reproduced`` (the claim fails on our data), and ``undefined`` where the data are too few to decide.
-A claim the paper makes without a number is compared on the claim alone (``value`` is then ``None``).
+reproduced`` (the claim fails on our data), ``not significant`` (a sign claim whose correlation has a
+permutation p-value ≥ 0.05: the data decide nothing), and ``undefined`` where the data are too few.
+A claim the paper makes without a number is judged on the claim alone (its value column is a dash).
 """
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,26 +33,39 @@ import pandas as pd
 FLOOR_BAND = 0.05  # |excess| ≤ 5 % of the noise floor: at the floor; > 5 % for every seed: clearly above
 RECOVERY_TOLERANCE = 0.10  # |R̃_eff(learned) − R̃_eff(teacher)| ≤ 10 % of R̃_eff(teacher)
 CV_THRESHOLD = 0.10  # the paper's seed-stability threshold (§6, App. B.3)
-VALUE_RTOL = 0.25  # default agreement of a value with the paper's: within 25 %
+SIGNIFICANCE = 0.05  # a correlation's permutation p-value below this decides its sign
+VALUE_Z = 2 * math.sqrt(2)  # values agree within VALUE_Z standard errors of ours (see the module docstring)
+BOOTSTRAP = 400  # resamples of the seeds for a standard error
 
 REPRODUCED = "reproduced"
 CLAIM_HOLDS = "claim holds, value differs"
 NOT_REPRODUCED = "not reproduced"
+NOT_SIGNIFICANT = "not significant"
 UNDEFINED = "undefined"  # too few data to decide, e.g. a correlation across fewer than 3 corpora
-VERDICTS = (REPRODUCED, CLAIM_HOLDS, NOT_REPRODUCED, UNDEFINED)
+NOT_CHECKED = "not checked"  # a claim of the paper no table of this book decides (the ledger lists them)
+VERDICTS = (REPRODUCED, CLAIM_HOLDS, NOT_REPRODUCED, NOT_SIGNIFICANT, UNDEFINED, NOT_CHECKED)
+
+VALUE_RULE = ("|ours − paper| ≤ the larger of 2√2 × the standard error of ours over seeds (bootstrap over seeds, "
+              "each a fresh task draw) and the rounding of the paper's number (half a unit in its last digit); a "
+              "count or an integer must be equal; a bound agrees when ours ≤ bound + that margin")
 
 CRITERIA = {
     "achievability": f"every seed's |excess| ≤ {FLOOR_BAND:.0%} of the noise floor",
     "deficiency": f"every seed's excess > {FLOOR_BAND:.0%} of the noise floor",
     "recovery": f"every seed's learned R̃_eff within {RECOVERY_TOLERANCE:.0%} of the teacher's R̃_eff",
+    "recovery (paper's reading)": "round(seed mean of R_eff(K)) = r* in every cell: the paper's own reading",
     "seed stability": f"CV_seed ≤ {CV_THRESHOLD}",
     "predictability": "the data-only numerical rank equals r* for every seed",
     "energy prediction": f"every seed's data-only R̃_eff within {RECOVERY_TOLERANCE:.0%} of the teacher's R̃_eff",
     "over-estimate": f"every seed's data-only R̃_eff above the teacher's R̃_eff by more than {RECOVERY_TOLERANCE:.0%}",
     "saturation": "for every r*, every seed's value exceeds 1.5·r*",
     "monotone": "the seed means increase strictly with r*",
-    "range": "ours lies in the range the quantity states in brackets [ ] (the paper's claim as a sign, an "
-             "ordering or a count)",
+    "knee": "the power-law spectrum keeps a smaller share of its r = 1 excess at r = r*−1 than the sharp and the "
+            "flat spectra, in every seed (a softer knee: the excess has mostly decayed before r*)",
+    "sign": f"the correlation has the paper's sign and a permutation p-value below {SIGNIFICANCE} (else: not "
+            f"significant)",
+    "near one": f"the ratio lies within {RECOVERY_TOLERANCE:.0%} of 1 (the book's tolerance for '≈', as for recovery)",
+    "range": "ours lies in the range the quantity states in brackets [ ] (an ordering, a threshold or a count)",
 }
 
 
@@ -69,6 +78,21 @@ class Claim:
     value: float | None
     where: str
 
+    @property
+    def resolution(self) -> float:
+        """Half a unit in the last digit of the paper's number as the paper writes it (28.5 → 0.05, ≈ 16 →
+        0.5): a value inside that interval is the paper's number, rounded as the paper rounded it."""
+        if self.value is None:
+            return 0.0
+        for token in re.findall(r"\d+(?:\.\d+)?", self.says.replace("−", "-")):
+            if math.isclose(float(token), abs(self.value), rel_tol=1e-9):
+                decimals = len(token.partition(".")[2])
+                return 0.5 * 10.0**-decimals
+        decimals = len(repr(abs(float(self.value))).partition(".")[2].rstrip("0"))
+        return 0.5 * 10.0**-decimals
+
+
+# --- the criteria -----------------------------------------------------------------------------------
 
 def at_floor(excess, noise_floor: float) -> bool:
     """Achievability: every seed's |excess| ≤ FLOOR_BAND · noise floor."""
@@ -109,56 +133,86 @@ def coefficient_of_variation(values) -> float:
 
 
 def seed_stable(values) -> bool:
+    """Seed stability: CV_seed ≤ CV_THRESHOLD."""
     return coefficient_of_variation(values) <= CV_THRESHOLD
 
 
-def value_agrees(ours: float, claim: Claim, rtol: float = VALUE_RTOL, atol: float = 0.0,
-                 upper_bound: bool = False) -> bool | None:
-    """|ours − paper| ≤ atol + rtol·|paper|; for a value the paper states as a bound ("≤ 0.003"),
-    ours ≤ paper + atol + rtol·|paper|. None when the paper states no number."""
+# --- the value rule ---------------------------------------------------------------------------------
+
+def seed_se(frame: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], by: str = "seed",
+            resamples: int = BOOTSTRAP) -> float:
+    """Standard error of ``statistic(frame)`` from resampling the seeds (the values of column ``by``) with
+    replacement, every row of a drawn seed kept together. 0 with a single seed (no spread to measure)."""
+    groups = [group for _, group in frame.groupby(by, sort=True)]
+    if len(groups) < 2:
+        return 0.0
+    rng = np.random.default_rng(0)
+    values = [statistic(pd.concat([groups[i] for i in rng.integers(0, len(groups), len(groups))]))
+              for _ in range(resamples)]
+    return float(np.std(values, ddof=1))
+
+
+def value_check(ours: float, claim: Claim, se: float = 0.0, exact: bool = False,
+                upper_bound: bool = False) -> tuple[bool | None, str]:
+    """(agrees, tolerance as shown) by ``VALUE_RULE``; agrees is None when the paper states no number."""
     if claim.value is None:
-        return None
-    slack = atol + rtol * abs(claim.value)
-    return bool(ours <= claim.value + slack if upper_bound else abs(ours - claim.value) <= slack)
+        return None, "—"
+    if exact:
+        return bool(ours == claim.value), "equal"
+    slack = max(VALUE_Z * se, claim.resolution)
+    if upper_bound:
+        return bool(ours <= claim.value + slack), f"≤ paper + {slack:.2g}"
+    return bool(abs(ours - claim.value) <= slack), f"±{slack:.2g}"
 
 
-def verdict(claim_holds: bool, agrees: bool | None) -> str:
+def verdict(claim_holds: bool, agrees: bool | None, significant: bool | None = None) -> str:
+    if significant is False:
+        return NOT_SIGNIFICANT
     if not claim_holds:
         return NOT_REPRODUCED
     return REPRODUCED if agrees in (True, None) else CLAIM_HOLDS
 
 
-def row(quantity: str, ours: float, claim: Claim, kind: str, holds: bool, rtol: float = VALUE_RTOL,
-        atol: float = 0.0, upper_bound: bool = False) -> dict:
-    """One row of a comparison table; ``kind`` names its criterion in ``CRITERIA``."""
-    agrees = value_agrees(ours, claim, rtol, atol, upper_bound)
-    tolerance = "—" if claim.value is None else (f"±{atol:.3g}" if atol and not rtol else
-                                                 f"±{rtol:.0%}" if not atol else f"±({atol:.3g} + {rtol:.0%})")
-    if upper_bound and claim.value is not None:
-        tolerance = f"≤ paper + {rtol:.0%}"
+def row(quantity: str, ours: float, claim: Claim, kind: str, holds: bool, *, se: float = 0.0, exact: bool = False,
+        upper_bound: bool = False, p_value: float | None = None) -> dict:
+    """One row of a comparison table; ``kind`` names its criterion in ``CRITERIA``, ``se`` is the seed
+    standard error of ``ours`` (``seed_se``) that sets the value tolerance; ``p_value`` (sign claims)
+    makes a correlation with p ≥ SIGNIFICANCE ``not significant``."""
+    agrees, tolerance = value_check(float(ours), claim, se, exact, upper_bound)
+    significant = None if p_value is None else bool(p_value < SIGNIFICANCE)
     return {"quantity": quantity, "paper says": claim.says, "where": claim.where, "paper value": claim.value,
-            "ours": float(ours), "kind": kind, "criterion": CRITERIA[kind],
-            "claim holds": bool(holds), "value tolerance": tolerance, "value agrees": agrees,
-            "rtol": rtol, "atol": atol, "upper bound": upper_bound, "verdict": verdict(holds, agrees)}
+            "ours": float(ours), "kind": kind, "criterion": CRITERIA[kind], "claim holds": bool(holds),
+            "value tolerance": tolerance, "value agrees": agrees, "se": float(se), "exact": exact,
+            "upper bound": upper_bound, "p": p_value, "verdict": verdict(holds, agrees, significant)}
+
+
+def undefined(quantity: str, claim: Claim, kind: str, why: str) -> dict:
+    """A row whose data are too few to decide (named in ``why``)."""
+    return {**row(f"{quantity} — undefined: {why}", math.nan, claim, kind, False), "value agrees": None,
+            "value tolerance": "—", "verdict": UNDEFINED}
 
 
 def table(rows: list[dict]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("quantity")
 
 
-SHOWN = ["paper says", "ours", "claim", "claim holds", "value tolerance", "verdict"]
-COLOURS = {REPRODUCED: "#d8f0d8", CLAIM_HOLDS: "#fff3cd", NOT_REPRODUCED: "#f8d7da", UNDEFINED: "#e2e3e5"}
-
-
-def styled(comparison: pd.DataFrame):
-    """A comparison table for the book: the paper's wording, ours (3 significant digits), verdicts coloured."""
-    shown = comparison.assign(**{"paper says": comparison["paper says"] + " (" + comparison["where"] + ")",
-                                 "claim": comparison["kind"]})[SHOWN]
-    return (shown.style.format({"ours": "{:.3g}"})
-            .map(lambda v: f"background-color: {COLOURS.get(v, 'white')}", subset=["verdict"]))
+def counts(comparison: pd.DataFrame) -> dict[str, int]:
+    """``verdict -> count`` over a comparison table, every verdict listed (zeros included), in VERDICTS order."""
+    found = comparison["verdict"].value_counts()
+    return {v: int(found.get(v, 0)) for v in VERDICTS}
 
 
 def summary_markdown(comparison: pd.DataFrame) -> str:
     """Counts of verdicts, one line."""
-    counts = comparison["verdict"].value_counts()
-    return "Verdicts: " + ", ".join(f"**{n}** {v}" for v, n in counts.items()) + "."
+    parts = [f"**{n}** {v}" for v, n in counts(comparison).items() if n]
+    return "Verdicts: " + ", ".join(parts) + "."
+
+
+def mean_se(frame: pd.DataFrame, column: str, by: str = "seed") -> float:
+    """Seed standard error of the mean of ``column`` (see ``seed_se``)."""
+    return seed_se(frame, lambda f: f[column].mean(), by)
+
+
+def max_abs_se(frame: pd.DataFrame, column: str, by: str = "seed") -> float:
+    """Seed standard error of the largest |value| of ``column`` (see ``seed_se``)."""
+    return seed_se(frame, lambda f: f[column].abs().max(), by)

@@ -29,12 +29,14 @@ from ..pipeline.store import Job
 from ..pipeline.verdicts import Claim
 
 TITLE = "§6 The attention-native grid (Table 3)"
+TABLE = "tbl-attention_native-table3"  # the label of the page's table beside the paper (the ledger links to it)
 
 # What the paper says (§6, Table 3 and its caption; App. C: T=16, d=32, 5 seeds).
 CLAIMS = {
     "deficiency_linear_qk": Claim("∼450 at r = r*−1", 450.0, "§6, Table 3 caption"),
     "deficiency_softmax_qk": Claim("∼2.5 at r = r*−1", 2.5, "§6, Table 3 caption"),
-    "achievability": Claim("≈ 0, slightly negative", 0.0, "§6 and App. C.1"),
+    "achievability": Claim("≈ 0", None, "§6, Table 3"),
+    "negative": Claim("slightly negative at r ≥ r* (finite-sample fitting of the noise)", None, "App. C.1"),
     "recovery": Claim("6/6 (R_eff(K) → r*)", 1.0, "§6, Table 3"),
     "cv_seed": Claim("≤ 0.003", 0.003, "§6"),
 }
@@ -111,31 +113,48 @@ def grid(results) -> pd.DataFrame:
     return out
 
 
+def _max_cv(recovery: pd.DataFrame) -> float:
+    """The largest CV_seed of R_eff(K) over the (teacher, r*) cells of ``recovery``."""
+    return float(recovery.groupby(["teacher", "r_star"])["effective_rank"].apply(verdicts.coefficient_of_variation)
+                 .max())
+
+
 def compare(results) -> pd.DataFrame:
-    """Table 3 beside the paper, per teacher: deficiency, achievability, recovery, seed stability."""
+    """Table 3 beside the paper, per teacher: deficiency, achievability, recovery (by our criterion and by
+    the paper's own reading), seed stability."""
     cfg, floor, rows = results.cfg, noise_floor(results), []
     sweep, cells = results["sweep"], grid(results)
     for teacher in [t for t in cfg.teachers if t in set(sweep["teacher"])]:  # (a partial run may lack some)
         own = sweep[sweep["teacher"] == teacher]
         deficient = own[own["r"] < own["r_star"]]
         if len(deficient):
-            at_minus_1 = own[own["r"] == own["r_star"] - 1]["excess"].mean()
+            last = own[own["r"] == own["r_star"] - 1]
             claim = CLAIMS[f"deficiency_{teacher}"] if cfg.paper_setting else Claim("clearly positive", None, "§6")
-            rows.append(verdicts.row(f"{teacher}: mean excess at r = r*−1", at_minus_1, claim, "deficiency",
-                                     verdicts.clearly_above_floor(deficient["excess"], floor)))
-        above = own[own["r"] >= own["r_star"]]["excess"]
-        rows.append(verdicts.row(f"{teacher}: max |excess| at r ≥ r*", above.abs().max(), CLAIMS["achievability"],
-                                 "achievability", verdicts.at_floor(above, floor), rtol=0.0,
-                                 atol=verdicts.FLOOR_BAND * floor))
+            rows.append(verdicts.row(f"{teacher}: mean excess at r = r*−1", last["excess"].mean(), claim, "deficiency",
+                                     verdicts.clearly_above_floor(deficient["excess"], floor),
+                                     se=verdicts.mean_se(last, "excess")))
+        above = own[own["r"] >= own["r_star"]]
+        rows.append(verdicts.row(f"{teacher}: max |excess| at r ≥ r*", above["excess"].abs().max(),
+                                 CLAIMS["achievability"], "achievability", verdicts.at_floor(above["excess"], floor),
+                                 se=verdicts.max_abs_se(above, "excess")))
+        band = verdicts.FLOOR_BAND * floor
+        mean_above = above["excess"].mean()
+        rows.append(verdicts.row(f"{teacher}: mean excess at r ≥ r* [in (−{band:.2g}, 0)]", mean_above,
+                                 CLAIMS["negative"], "range", -band < mean_above < 0))
         mine = cells.loc[teacher].dropna(subset=["R̃_eff(K)"])  # cells whose recovery students exist
         if mine.empty:
             continue
         hits = int(mine["R̃_eff(K) tracks K*"].astype(bool).sum())
-        rows.append(verdicts.row(f"{teacher}: fraction of r* recovered ({hits}/{len(mine)})", hits / len(mine),
-                                 CLAIMS["recovery"], "recovery", hits == len(mine), rtol=0.0))
-        rows.append(verdicts.row(f"{teacher}: max CV_seed of R_eff(K)", mine["CV_seed"].max(), CLAIMS["cv_seed"],
-                                 "seed stability", bool(mine["CV_seed"].max() <= verdicts.CV_THRESHOLD),
-                                 upper_bound=True))
+        rows.append(verdicts.row(f"{teacher}: fraction of r* recovered, R̃_eff(K) ({hits}/{len(mine)})",
+                                 hits / len(mine), CLAIMS["recovery"], "recovery", hits == len(mine), exact=True))
+        rounded = int(mine["round(R_eff(K)) = r*"].astype(bool).sum())
+        rows.append(verdicts.row(f"{teacher}: fraction of r* with round(R_eff(K)) = r* ({rounded}/{len(mine)})",
+                                 rounded / len(mine), CLAIMS["recovery"], "recovery (paper's reading)",
+                                 rounded == len(mine), exact=True))
+        rec = results["recovery"][results["recovery"]["teacher"] == teacher]
+        worst = _max_cv(rec)
+        rows.append(verdicts.row(f"{teacher}: max CV_seed of R_eff(K)", worst, CLAIMS["cv_seed"], "seed stability",
+                                 worst <= verdicts.CV_THRESHOLD, upper_bound=True, se=verdicts.seed_se(rec, _max_cv)))
     return verdicts.table(rows)
 
 
@@ -169,7 +188,7 @@ def figure_excess(results):
     """Excess risk against r / r*, one line per r*, one panel per teacher."""
     sweep = results["sweep"].assign(ratio=lambda s: s["r"] / s["r_star"])
     return figures.excess_vs_rank(sweep, noise_floor(results), x="ratio", hue="r_star", col="teacher", mark=1.0,
-                                  xlabel="r / r*")
+                                  hue_name="r*", xlabel="r / r*")
 
 
 def figure_recovery(results):

@@ -30,6 +30,7 @@ from ...pipeline.store import Job
 from ...pipeline.verdicts import Claim
 
 TITLE = "App. B Real-corpus diagnostics"
+TABLE = "tbl-real_corpora-appendix_b"  # the label of the page's table beside the paper (the ledger links to it)
 
 CLAIMS = {
     "pearson": Claim("Pearson r = −0.272: the sign is wrong", -0.272, "App. B.2"),
@@ -272,5 +273,5 @@ from .analysis import (  # noqa: E402  (the tables and figures the page shows)
 )
 from .figures import figure_measures, figure_prediction  # noqa: E402
 
-__all__ = ["CLAIMS", "FITS", "TITLE", "Config", "availability", "cells", "compare", "correlations", "facts",
+__all__ = ["CLAIMS", "FITS", "TABLE", "TITLE", "Config", "availability", "cells", "compare", "correlations", "facts",
            "figure_measures", "figure_prediction", "fit", "jobs", "measure_variation"]

@@ -134,7 +134,7 @@ def compare(results) -> pd.DataFrame:
         h1, ffn = pred["unigram_entropy"], top["ffn_in_stable_rank"]
         limit = stats.permutation_threshold(h1, ffn)
         rows.append(_ranged(f"{what} [|r| < {limit:.2f}, the 5 % permutation threshold]", stats.pearson(h1, ffn),
-                            CLAIMS["ffn"], -limit, limit, rtol=0.0, atol=0.2))
+                            CLAIMS["ffn"], -limit, limit))
     else:
         rows.append(_undefined(what, CLAIMS["ffn"], "range", few))
     variation = measure_variation(results)
@@ -151,7 +151,7 @@ def compare(results) -> pd.DataFrame:
     rows.append(_ranged(f"min over corpora of R_eff(ridge operator) / T [≥ {FULL_RANK}]", share, CLAIMS["ridge"],
                         FULL_RANK, 1.0, closed=True))
     what = f"corpora the repeat operator separates (robust z > {OUTLIER_Z:g}) of {n_found}"
-    rows.append(_ranged(f"{what} [= 1]", separated(results).size, CLAIMS["repeat"], 1, 1, closed=True, rtol=0.0)
+    rows.append(_ranged(f"{what} [= 1]", separated(results).size, CLAIMS["repeat"], 1, 1, closed=True, exact=True)
                 if n_found >= MIN_CORPORA else _undefined(what, CLAIMS["repeat"], "range", f"{n_found} corpora"))
     return verdicts.table(rows)
 

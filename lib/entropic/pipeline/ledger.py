@@ -1,0 +1,65 @@
+"""The claims ledger: every quantitative claim of the paper, where the book decides it, and the verdict.
+
+Built, never typed, from two sources: each section's ``CLAIMS`` (the paper's words, where it says them)
+and its comparison table (``compare``) on the stored results of the profile the book shows. A claim a
+comparison row decides carries that row's numbers and verdict; a claim no row decides (at this profile
+or at all) is listed as ``not checked``, with why. Used by ``notebooks/ledger.md`` and the intro's summary.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import sections
+from . import book, runner, verdicts
+
+COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "kind",
+           "criterion", "claim holds", "value agrees", "verdict", "profile"]
+
+
+def section_rows(name: str, profile: str) -> list[dict]:
+    """The ledger rows of one section: its comparison rows, then its claims that no row decides."""
+    module = sections.module(name)
+    shown = book.shown_profile(name, profile, {})
+    results = runner.run(name, shown, compute=False, progress=False, log=lambda *_: None)
+    base = {"section": name, "title": module.TITLE, "table": module.TABLE, "profile": shown}
+    rows, decided = [], set()
+    if results.entries:
+        for quantity, row in module.compare(results).iterrows():
+            rows.append({**base, "quantity": quantity, **{c: row[c] for c in COLUMNS if c in row.index}})
+            decided.add((row["paper says"], row["where"]))
+    if not results.entries:
+        why = f"no `{shown}` results of this section are stored yet"
+    elif not getattr(results.cfg, "paper_setting", True):
+        why = f"the `{shown}` profile's task differs from the paper's, so the paper's number does not apply"
+    else:
+        why = "no table of this book decides it"
+    for claim in module.CLAIMS.values():
+        if (claim.says, claim.where) not in decided:
+            rows.append({**base, "quantity": f"not checked: {why}", "paper says": claim.says, "where": claim.where,
+                         "paper value": claim.value, "ours": float("nan"), "kind": None, "criterion": None,
+                         "claim holds": None, "value agrees": None, "verdict": verdicts.NOT_CHECKED})
+    return rows
+
+
+def frame(profile: str) -> pd.DataFrame:
+    """The whole ledger at ``profile``: one row per claim, sections in the order of the book."""
+    rows = [row for name in book.toc_sections() for row in section_rows(name, profile)]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summary(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Verdict counts per section and in total (every verdict a column, zeros included)."""
+    counts = pd.DataFrame([verdicts.counts(group) for _, group in ledger.groupby("section", sort=False)],
+                          index=list(dict.fromkeys(ledger["section"])))
+    counts.loc["total"] = counts.sum()
+    counts.insert(0, "claims", counts.sum(axis=1))
+    counts.index.name = "section"
+    return counts
+
+
+def summary_sentence(ledger: pd.DataFrame) -> str:
+    """The totals in one sentence, for the intro and the ledger's opening."""
+    total = summary(ledger).loc["total"]
+    parts = [f"**{int(total[v])}** {v}" for v in verdicts.VERDICTS if total[v]]
+    return f"Of the paper's **{int(total['claims'])}** quantitative claims: " + ", ".join(parts) + "."

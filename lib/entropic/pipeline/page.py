@@ -1,0 +1,224 @@
+"""What a section page shows, as MyST: the banner, numbered tables with captions, the comparison with
+its verdicts, the prose facts.
+
+Every function here returns or displays Markdown that the book parses as MyST (``_config.yml`` sets
+``nb_render_markdown_format: myst``), so a table is a numbered ``{table}`` with a caption and a label
+that prose can ``{numref}``, and a warning is a real admonition. Cells are formatted for reading:
+three significant digits, booleans as ✓ and ✗, a missing number as a dash explained under the table,
+verdicts as coloured badges. Used by every section notebook; ``runner`` computes, this module shows.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from . import verdicts
+
+BADGES = {verdicts.REPRODUCED: "success", verdicts.CLAIM_HOLDS: "warning", verdicts.NOT_REPRODUCED: "danger",
+          verdicts.NOT_SIGNIFICANT: "secondary", verdicts.UNDEFINED: "secondary", verdicts.NOT_CHECKED: "light"}
+DASH = "—"
+
+
+def badge(verdict: str) -> str:
+    return f"{{bdg-{BADGES[verdict]}}}`{verdict}`"
+
+
+def cell(value, digits: int = 3) -> str:
+    """One table cell: numbers to ``digits`` significant digits, booleans ✓/✗, missing as a dash."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return DASH
+    if isinstance(value, (bool, np.bool_)):
+        return "✓" if value else "✗"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        if value == 0:
+            return "0"
+        if abs(value) >= 1e5 or abs(value) < 1e-3:
+            mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+            return f"{mantissa}×10<sup>{int(exponent)}</sup>"
+        return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:.0f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def table_markdown(frame: pd.DataFrame, caption: str, name: str, index: bool = True, digits: int = 3,
+                   missing: str | None = None) -> str:
+    """A numbered MyST table with ``caption`` and label ``name``. A dash marks a missing value; ``missing``
+    (or a default) says why, under the table."""
+    named = frame.index.name is not None or isinstance(frame.index, pd.MultiIndex)
+    shown = frame.reset_index() if index and named else frame
+    header = [str(c) for c in shown.columns]
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    dashes = False
+    for values in shown.itertuples(index=False):
+        cells = [cell(v, digits) for v in values]
+        dashes |= DASH in cells
+        lines.append("| " + " | ".join(cells) + " |")
+    text = f"```{{table}} {caption}\n:name: {name}\n\n" + "\n".join(lines) + "\n```\n"
+    if dashes:
+        text += f"\n{DASH}: {missing or 'no value: the quantity is not defined for this row'}.\n"
+    return text
+
+
+def show_table(frame: pd.DataFrame, caption: str, name: str, **kwargs) -> None:
+    from IPython.display import Markdown, display
+
+    display(Markdown(table_markdown(frame, caption, name, **kwargs)))
+
+
+def _agreement(agrees, tolerance: str) -> str:
+    if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)):
+        return DASH
+    return f"{cell(bool(agrees))} {tolerance}"
+
+
+def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> str:
+    """The table beside the paper, verdict first: the verdict count, the criteria it uses, the value rule,
+    then one row per quantity (the value's agreement shown with its tolerance)."""
+    kinds = dict.fromkeys(comparison["kind"])
+    criteria = "\n".join(f"- *{kind}*: {verdicts.CRITERIA[kind]}" for kind in kinds)
+    rows = pd.DataFrame({
+        "verdict": [badge(v) for v in comparison["verdict"]],
+        "quantity": comparison.index,
+        "paper says": comparison["paper says"] + " (" + comparison["where"] + ")",
+        "ours": comparison["ours"],
+        "claim holds": comparison["claim holds"],
+        "value agrees (tolerance)": [_agreement(a, t) for a, t in zip(comparison["value agrees"],
+                                                                     comparison["value tolerance"], strict=True)],
+    })
+    if comparison["p"].notna().any():
+        rows.insert(4, "p", comparison["p"])
+    body = table_markdown(rows, caption, name, index=False,
+                          missing="the paper states no number for this quantity, so only its claim is judged"
+                          if comparison["paper value"].isna().any() else None)
+    return (f"{verdicts.summary_markdown(comparison)} A claim holds when\n\n{criteria}\n\nA value agrees when "
+            f"{verdicts.VALUE_RULE}.\n\n{body}")
+
+
+def show_comparison(comparison: pd.DataFrame, caption: str, name: str) -> None:
+    from IPython.display import Markdown, display
+
+    display(Markdown(comparison_markdown(comparison, caption, name)))
+
+
+def configuration_markdown(results, name: str) -> str:
+    """The resolved configuration: value, the paper's value (or that the paper states none), description."""
+    table = results.cfg.table()
+    return table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
+
+
+def show_configuration(results, name: str) -> None:
+    from IPython.display import Markdown, display
+
+    display(Markdown(configuration_markdown(results, name)))
+
+
+def glue_facts(section: str, facts: dict) -> None:
+    """Glue every fact of a section for its page's prose, named ``<section>_<fact>``; text facts are
+    Markdown (use ``{glue:md}``), numbers are numbers (use ``{glue:text}`` with a format)."""
+    from IPython.display import Markdown
+    from myst_nb import glue
+
+    for name, value in facts.items():
+        glue(f"{section}_{name}", Markdown(value) if isinstance(value, str) else value, display=False)
+
+
+def _short(value) -> str:
+    return f"[{', '.join(map(str, value))}]" if isinstance(value, tuple) else str(value)
+
+
+def banner_markdown(results, requested: str | None = None) -> str:
+    """The page's first lines: what is shown (profile or custom parameters, how far from the paper's, the
+    stop rule), then an admonition for each thing a reader must know: results of a smaller profile shown
+    in place of the ``requested`` one, jobs not computed yet, entries computed by other code, entries
+    that cannot be read."""
+    differs = results.cfg.differences()
+    distance = ", ".join(f"{k} = {_short(v)} (paper {_short(p)})" for k, (v, p) in differs.items())
+    what = (f"custom parameters `{' '.join(f'{k}={v}' for k, v in results.overrides.items())}` over profile "
+            f"`{results.profile}`" if results.overrides else f"profile `{results.profile}`")
+    text = f"**Shown: {what}.** " + (f"It differs from the paper in {distance}." if differs
+                                      else "These are exactly the paper's parameters.")
+    stop = getattr(results.cfg, "stop", None)
+    if stop:
+        text += f" Training stop rule: **{stop}**" + (
+            " (the paper's fixed step counts)." if stop == "fixed" else
+            " (a rank-sweep student stops once its loss has settled, capped at the paper's step counts; "
+            "recovery students run the paper's steps).")
+    devices = sorted({e.provenance.get("device", "?") for e in results.entries})
+    if devices:
+        text += f" Computed on: {', '.join(devices)}."
+    notes = []
+    if requested and requested != results.profile:
+        notes.append(("note", f"This book is built at the `{requested}` profile, which has no results for this "
+                              f"section yet: the committed `{results.profile}` results are shown instead. "
+                              f"`python -m entropic run {results.section} --profile {requested} --no-book` computes "
+                              f"the `{requested}` ones (it resumes where an earlier run stopped)."))
+    total = len(results.missing) + len(results.entries)
+    if results.missing:
+        notes.append(("warning", f"**Partial results:** {len(results.missing)} of {total} jobs of this profile are "
+                                 f"not computed yet, so the tables below cover only part of the grid. "
+                                 f"`{results.resume}` computes them (it resumes where an earlier run stopped)."))
+    if results.stale:
+        notes.append(("warning", f"**Stale results:** {len(results.stale)} of {len(results.entries)} jobs shown here "
+                                 f"were computed by code that has changed since (their version keys differ from the "
+                                 f"current code's). Their numbers are shown as stored. `{results.resume} --refresh` "
+                                 f"recomputes them."))
+    if results.corrupt:
+        listed = "; ".join(why for _, why in results.corrupt[:3]) + (" …" if len(results.corrupt) > 3 else "")
+        notes.append(("warning", f"**Unreadable results:** {len(results.corrupt)} stored entries of this section are "
+                                 f"corrupt and are left out ({listed}). `{results.resume} --force` recomputes "
+                                 f"every job of the section."))
+    for kind, note in notes:
+        text += f"\n\n```{{{kind}}}\n{note}\n```"
+    return text
+
+
+def show_banner(results, requested: str | None = None) -> None:
+    from IPython.display import Markdown, display
+
+    display(Markdown(banner_markdown(results, requested)))
+
+
+def save(results, **frames: pd.DataFrame) -> None:
+    """Write a section's tables as CSV under ``build/tables/<label>/<section>/`` for readers and tests."""
+    save_tables(results.label, results.section, **frames)
+
+
+def save_tables(label: str, name: str, **frames: pd.DataFrame) -> None:
+    """Write tables as CSV under ``build/tables/<label>/<name>/``."""
+    from .. import paths
+
+    folder = paths.TABLES / label / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, frame in frames.items():
+        frame.to_csv(folder / f"{name}.csv")
+
+
+def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
+    """The claims ledger as a numbered table: verdict, the deciding table (a link), the quantity, the
+    paper's words, ours, whether the claim holds and whether the value agrees."""
+    rows = pd.DataFrame({
+        "verdict": [badge(v) for v in claims["verdict"]],
+        "decided in": [f"{{numref}}`{table}`" if verdict != verdicts.NOT_CHECKED else f"{{doc}}`{section}`"
+                       for table, verdict, section in zip(claims["table"], claims["verdict"], claims["section"],
+                                                          strict=True)],
+        "quantity": claims["quantity"],
+        "paper says": claims["paper says"] + " (" + claims["where"] + ")",
+        "ours": claims["ours"],
+        "claim holds": claims["claim holds"],
+        "value agrees": claims["value agrees"],
+    })
+    return table_markdown(rows, caption, name, index=False,
+                          missing="not decided: the claim is not checked, or the paper states no number for it")
+
+
+class Plain(str):
+    """A string glued as itself: its text/plain form has no quotes, so ``{glue}`` can paste it into
+    another page (a Markdown object's plain form is its Python repr)."""
+
+    def __repr__(self) -> str:
+        return str(self)
