@@ -91,3 +91,20 @@ def robust_outliers(x, z: float = 3.0) -> np.ndarray:
     return deviation > z * 1.4826 * mad if mad > 0 else deviation > 0
 
 
+
+
+def permutation_p(x, y, statistic=pearson, n_perm: int = 2000, seed: int = 0) -> float:
+    """Two-sided permutation p-value of ``statistic(x, y)``: the share of orders of ``y`` whose statistic is
+    at least as far from zero as the observed one (all n! orders for n ≤ 8, else ``n_perm`` drawn from
+    ``seed``). With six corpora the smallest possible p is 1/720."""
+    a, b = _vector(x, "permutation_p"), _vector(y, "permutation_p")
+    if a.size != b.size or a.size < 3:
+        raise ValueError(f"need two samples of equal length ≥ 3, got {a.size} and {b.size}")
+    if a.size <= 8:
+        orders = [list(p) for p in itertools.permutations(range(a.size))]
+    else:
+        rng = np.random.default_rng(seed)
+        orders = [rng.permutation(a.size) for _ in range(n_perm)]
+    observed = abs(statistic(a, b))
+    values = np.abs([statistic(a, b[o]) for o in orders])
+    return float(np.mean(values >= observed - 1e-12))

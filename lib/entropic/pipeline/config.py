@@ -18,10 +18,11 @@ import yaml
 from .. import paths
 
 
-def param(default, help: str, check=None):
+def param(default, help: str, check=None, stated: bool = True):
     """A config field: ``default`` is the paper's value, ``help`` one line, ``check(name, value)``
-    returns the normalized value or raises ``ValueError``."""
-    return field(default=default, metadata={"help": help, "check": check})
+    returns the normalized value or raises ``ValueError``. ``stated=False`` marks a choice the paper does
+    not state (the default is then ours, and the page says so instead of calling it the paper's)."""
+    return field(default=default, metadata={"help": help, "check": check, "stated": stated})
 
 
 def positive_int(name, value):
@@ -105,11 +106,12 @@ class SectionConfig:
         """The parameters as plain JSON-able values (tuples as lists)."""
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
-    def differences(self) -> dict:
-        """``name -> (value, paper's value)`` for every parameter that differs from the paper."""
+    def differences(self, stated: bool = True) -> dict:
+        """``name -> (value, default)`` for every parameter that differs from its default: the paper's
+        values (``stated=True``), or our choices where the paper states none (``stated=False``)."""
         paper = type(self)()
         return {f.name: (getattr(self, f.name), getattr(paper, f.name)) for f in fields(self)
-                if getattr(self, f.name) != getattr(paper, f.name)}
+                if getattr(self, f.name) != getattr(paper, f.name) and f.metadata.get("stated", True) == stated}
 
     def same_as_paper(self, *names: str) -> bool:
         """Whether the named parameters all hold the paper's values (so its numbers apply)."""
@@ -121,8 +123,12 @@ class SectionConfig:
         paper, rows = type(self)(), []
         for f in fields(self):
             value, reference = getattr(self, f.name), getattr(paper, f.name)
-            rows.append({"parameter": f.name, "value": _shown(value), "paper": _shown(reference),
-                         "differs": "◀ differs" if value != reference else "", "description": f.metadata["help"]})
+            stated = f.metadata.get("stated", True)
+            rows.append({"parameter": f.name, "value": _shown(value),
+                         "paper": _shown(reference) if stated else
+                         "not stated" + ("" if value == reference else f" (our default: {_shown(reference)})"),
+                         "differs": "◀ differs" if value != reference and stated else "",
+                         "description": f.metadata["help"]})
         return pd.DataFrame(rows).set_index("parameter")
 
 

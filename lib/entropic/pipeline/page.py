@@ -49,9 +49,11 @@ def table_markdown(frame: pd.DataFrame, caption: str, name: str, index: bool = T
                    missing: str | None = None) -> str:
     """A numbered MyST table with ``caption`` and label ``name``. A dash marks a missing value; ``missing``
     (or a default) says why, under the table."""
-    named = frame.index.name is not None or isinstance(frame.index, pd.MultiIndex)
+    if frame.empty:  # nothing to tabulate at this profile: say so instead of an empty table
+        return f"*{caption}* No rows at this profile.\n"
+    named = not isinstance(frame.index, pd.RangeIndex)
     shown = frame.reset_index() if index and named else frame
-    header = [str(c) for c in shown.columns]
+    header = ["" if str(c) == "index" else str(c) for c in shown.columns]
     lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     dashes = False
     for values in shown.itertuples(index=False):
@@ -106,9 +108,13 @@ def show_comparison(comparison: pd.DataFrame, caption: str, name: str) -> None:
 
 
 def configuration_markdown(results, name: str) -> str:
-    """The resolved configuration: value, the paper's value (or that the paper states none), description."""
+    """The resolved configuration in a dropdown (the banner above it names every difference): value, the
+    paper's value (or that the paper states none), description."""
     table = results.cfg.table()
-    return table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
+    differing = int((table["differs"] != "").sum())
+    inner = table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
+    return (f"::::{{dropdown}} All {len(table)} parameters beside the paper's ({differing} differ)\n\n{inner}\n"
+            f"::::\n")
 
 
 def show_configuration(results, name: str) -> None:
@@ -142,6 +148,10 @@ def banner_markdown(results, requested: str | None = None) -> str:
             f"`{results.profile}`" if results.overrides else f"profile `{results.profile}`")
     text = f"**Shown: {what}.** " + (f"It differs from the paper in {distance}." if differs
                                       else "These are exactly the paper's parameters.")
+    chosen = results.cfg.differences(stated=False)
+    if chosen:
+        text += (" Of the choices the paper leaves open, it changes ours: "
+                 + ", ".join(f"{k} = {_short(v)} (ours {_short(p)})" for k, (v, p) in chosen.items()) + ".")
     stop = getattr(results.cfg, "stop", None)
     if stop:
         text += f" Training stop rule: **{stop}**" + (
@@ -222,3 +232,11 @@ class Plain(str):
 
     def __repr__(self) -> str:
         return str(self)
+
+
+def criteria() -> pd.DataFrame:
+    """Every criterion of ``verdicts.CRITERIA`` and the value rule, as a table."""
+    rows = [{"kind of claim": kind, "the claim holds when": text} for kind, text in verdicts.CRITERIA.items()]
+    rows.append({"kind of claim": "(every value)",
+                 "the claim holds when": f"our value agrees when {verdicts.VALUE_RULE}"})
+    return pd.DataFrame(rows)

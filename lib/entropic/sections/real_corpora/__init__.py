@@ -14,6 +14,7 @@ Used by ``notebooks/real_corpora.md``.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import torch
@@ -37,13 +38,20 @@ CLAIMS = {
     "spearman": Claim("Spearman ρ = −0.275", -0.275, "App. B.2"),
     "cv_seed": Claim("all 18 corpus × size cells CV_seed ∈ [0.006, 0.087], below 0.10", 0.087, "App. B.3 (i)"),
     "loss_rank": Claim("final loss and measured R_eff correlate at r = −0.79", -0.79, "App. B.3 (ii), §5"),
-    "layers": Claim("Layer 0 R_eff ≈ 13–19, Layer 1 R_eff ≈ 30–44 (largest model)", None, "App. B.3 (iii)"),
+    "progress": Claim("it tracks fitting progress, not task complexity", None, "App. B.3 (ii)"),
+    "layers": Claim("Layer 1 above Layer 0 (largest model)", None, "App. B.3 (iii)"),
+    "layer_values": Claim("Layer 0 R_eff ≈ 13–19, Layer 1 R_eff ≈ 30–44 (largest model)", None, "App. B.3 (iii)"),
     "ffn": Claim("no relationship: Pearson(H₁, FFN stable rank) = −0.05", -0.05, "App. B.3 (iii)"),
     "measure_cv": Claim("every measure: coefficient of variation 0.06–0.20", 0.20, "App. B.4"),
     "predictor_cv": Claim("0.66 for the data-side predictor", 0.66, "App. B.4"),
     "ridge": Claim("collapses to full rank for every corpus", None, "App. B.4"),
     "repeat": Claim("separates only one of six corpora", 1.0, "App. B.4"),
 }
+
+
+def ours(default, help: str, check=None):
+    """A parameter the paper does not state: the default is our choice (the page says so)."""
+    return param(default, help, check, stated=False)
 
 
 def optional_positive_int(name, value):
@@ -77,31 +85,31 @@ class Config(SectionConfig):
     seeds: tuple = param((0, 1, 2, 3, 4), "one model per seed, corpus and width (App. B.1)", distinct_ints(0))
     layers: int = param(2, "Transformer layers (App. B.1)", positive_int)
     heads: int = param(4, "attention heads per layer (App. B.1)", positive_int)
-    budgets: tuple = param((1_536_000, 15_360_000), "our choice: training tokens per model, one grid per budget "
+    budgets: tuple = ours((1_536_000, 15_360_000), "training tokens per model, one grid per budget "
                            "(equal for every width; the second is for a GPU)", distinct_ints(1))
-    context: int = param(64, "our choice: characters per training window", positive_int)
-    batch_size: int = param(16, "our choice: windows per AdamW step and model", positive_int)
-    lr: float = param(1e-3, "our choice: AdamW learning rate (constant)", positive)
-    weight_decay: float = param(0.01, "our choice: AdamW weight decay on weight matrices", non_negative)
-    checkpoints: tuple = param((0.1, 0.25, 0.5, 1.0), "our choice: fractions of the budget at which every "
+    context: int = ours(64, "characters per training window", positive_int)
+    batch_size: int = ours(16, "windows per AdamW step and model", positive_int)
+    lr: float = ours(1e-3, "AdamW learning rate (constant)", positive)
+    weight_decay: float = ours(0.01, "AdamW weight decay on weight matrices", non_negative)
+    checkpoints: tuple = ours((0.1, 0.25, 0.5, 1.0), "fractions of the budget at which every "
                                "model is measured (the trajectory)", fractions)
-    max_chars: int | None = param(None, "our choice: leading characters used per corpus (None: all)",
+    max_chars: int | None = ours(None, "leading characters used per corpus (None: all)",
                                   optional_positive_int)
-    block: int = param(2048, "our choice: block size of the interleaved validation split", positive_int)
-    val_every: int = param(20, "our choice: every val_every-th block is held out for validation", positive_int)
-    tail_fraction: float = param(0.05, "our choice: the corpus's tail held out as a second validation set", fraction)
-    eval_windows: int = param(256, "our choice: validation windows for each loss", positive_int)
-    measure_windows: int = param(64, "our choice: validation windows the attention measures average", positive_int)
-    max_lag: int | None = param(None, "our choice: lags k = 1 … max_lag of the lag-MI predictor (None: context)",
+    block: int = ours(2048, "block size of the interleaved validation split", positive_int)
+    val_every: int = ours(20, "every val_every-th block is held out for validation", positive_int)
+    tail_fraction: float = ours(0.05, "the corpus's tail held out as a second validation set", fraction)
+    eval_windows: int = ours(256, "validation windows for each loss", positive_int)
+    measure_windows: int = ours(64, "validation windows the attention measures average", positive_int)
+    max_lag: int | None = ours(None, "lags k = 1 … max_lag of the lag-MI predictor (None: context)",
                                 optional_positive_int)
-    null_permutations: int = param(20, "our choice: shuffles of the corpus forming the lag-MI null", positive_int)
-    min_count: int = param(20, "our choice: rarer characters are pooled into one symbol (predictors)", positive_int)
-    lags: int = param(8, "our choice: lags of the canonical-correlation lag operator (second reading)", positive_int)
-    symbols: int = param(32, "our choice: its common symbol budget K (rest pooled)", positive_int)
-    ablation_context: int = param(64, "our choice: size T of the B.4 ridge and repeat operators", positive_int)
-    ablation_windows: int = param(4096, "our choice: windows the B.4 operators are fitted on", positive_int)
-    ridge: float = param(1.0, "our choice: ridge penalty of the B.4 ridge operator", positive)
-    ridge_width: int = param(64, "our choice: width of its fixed random embedding", positive_int)
+    null_permutations: int = ours(20, "shuffles of the corpus forming the lag-MI null", positive_int)
+    min_count: int = ours(20, "rarer characters are pooled into one symbol (predictors)", positive_int)
+    lags: int = ours(8, "lags of the canonical-correlation lag operator (second reading)", positive_int)
+    symbols: int = ours(32, "its common symbol budget K (rest pooled)", positive_int)
+    ablation_context: int = ours(64, "size T of the B.4 ridge and repeat operators", positive_int)
+    ablation_windows: int = ours(4096, "windows the B.4 operators are fitted on", positive_int)
+    ridge: float = ours(1.0, "ridge penalty of the B.4 ridge operator", positive)
+    ridge_width: int = ours(64, "width of its fixed random embedding", positive_int)
     corpus_dir: str | None = param(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
                                    optional_text)
     sources: tuple = param(("user_dir", "shared", "download"), "where corpora are looked for, in order "
@@ -128,9 +136,10 @@ class Config(SectionConfig):
 # ----------------------------------------------------------------------------- corpora and jobs
 
 
+@functools.lru_cache(maxsize=8)
 def locate(cfg: Config) -> dict[str, corpora.Provenance | str]:
     """Each corpus's provenance, or the message saying where to put a missing one. An empty or binary
-    file raises ValueError naming it (before any work)."""
+    file raises ValueError naming it (before any work). Read and hashed once per configuration and process."""
     out = {}
     for name in cfg.corpora:
         try:
@@ -147,26 +156,31 @@ def budget_name(tokens: int) -> str:
 
 
 def jobs(cfg: Config) -> list[Job]:
-    """Per found corpus: one data job and one training job per (d_model, budget), smaller budgets first
-    (a CPU run finishes the grid it can afford before starting a GPU-sized one). Missing corpora are
-    skipped (the page lists them); when none is found the run stops here, saying where to put them."""
+    """Per corpus: one data job and one training job per (d_model, budget), smaller budgets first (a CPU
+    run finishes the grid it can afford before starting a GPU-sized one). A corpus not found on this
+    machine keeps its jobs when its text is pinned (``corpora.PINS``: the job names the pinned sha256, so
+    stored results are read wherever the project is, and computing one says where to put the file);
+    an unpinned missing corpus is skipped (the page lists it). When no corpus is found and none is
+    pinned, planning stops here, saying where to put them."""
     located = locate(cfg)
-    if all(isinstance(found, str) for found in located.values()):
+    pinned = "shared" in cfg.sources and not cfg.corpus_dir
+    sha = {name: prov.sha256 if not isinstance(prov, str) else corpora.PINS[name].sha256
+           for name, prov in located.items() if not isinstance(prov, str) or (pinned and name in corpora.PINS)}
+    if not sha:
         raise ValueError("no corpus found: " + " | ".join(located.values()))
-    found = {name: prov for name, prov in located.items() if not isinstance(prov, str)}
-    source = {name: {"corpus": name, "sha256": prov.sha256, "corpus_dir": cfg.corpus_dir,
+    source = {name: {"corpus": name, "sha256": digest, "corpus_dir": cfg.corpus_dir,
                      "sources": list(cfg.sources), "max_chars": cfg.max_chars, "block": cfg.block,
-                     "val_every": cfg.val_every, "tail_fraction": cfg.tail_fraction} for name, prov in found.items()}
+                     "val_every": cfg.val_every, "tail_fraction": cfg.tail_fraction} for name, digest in sha.items()}
     out = [Job(f"{name}-data", {"kind": "data", **source[name], "context": cfg.context,
                                 "max_lag": cfg.max_lag or cfg.context, "null_permutations": cfg.null_permutations,
                                 "min_count": cfg.min_count, "lags": cfg.lags, "symbols": cfg.symbols,
                                 "ablation_context": cfg.ablation_context, "ablation_windows": cfg.ablation_windows,
-                                "ridge": cfg.ridge, "ridge_width": cfg.ridge_width}) for name in found]
+                                "ridge": cfg.ridge, "ridge_width": cfg.ridge_width}) for name in sha]
     for budget in sorted(cfg.budgets):
         steps = cfg.steps(budget)
         marks = sorted({max(1, round(f * steps)) for f in cfg.checkpoints})
         for d_model in cfg.d_models:
-            for name in found:
+            for name in sha:
                 out.append(Job(f"{name}-d{d_model}-{budget_name(budget)}", {
                     "kind": "train", **source[name], "d_model": d_model, "seeds": list(cfg.seeds),
                     "layers": cfg.layers, "heads": cfg.heads, "context": cfg.context, "batch_size": cfg.batch_size,
@@ -265,13 +279,23 @@ def fit(job: Job, scratch=None) -> dict[str, list[dict]]:
 
 from .analysis import (  # noqa: E402  (the tables and figures the page shows)
     availability,
+    budgets,
     cells,
     compare,
     correlations,
-    facts,
     measure_variation,
+    specification,
+    trajectory,
 )
-from .figures import figure_measures, figure_prediction  # noqa: E402
+from .figures import (  # noqa: E402
+    facts,
+    figure_lag_mi,
+    figure_learning,
+    figure_measures,
+    figure_prediction,
+    figure_trajectory,
+)
 
-__all__ = ["CLAIMS", "FITS", "TABLE", "TITLE", "Config", "availability", "cells", "compare", "correlations", "facts",
-           "figure_measures", "figure_prediction", "fit", "jobs", "measure_variation"]
+__all__ = ["CLAIMS", "FITS", "TABLE", "TITLE", "Config", "availability", "budgets", "cells", "compare", "correlations",
+           "facts", "figure_lag_mi", "figure_learning", "figure_measures", "figure_prediction", "figure_trajectory",
+           "fit", "jobs", "measure_variation", "specification", "trajectory"]

@@ -1,15 +1,20 @@
 """App. B's tables beside the paper, from the stored rows of ``real_corpora`` (see its package docstring).
 
-The main reading uses the last checkpoint of the largest budget stored; the trajectory and the smaller
-budgets enter the specification table.
+Every claim is computed under a **reading**: one choice for each thing the paper leaves open (which
+predictor, W_QK per head or per layer, which participation ratio, what "full rank" and "separates"
+mean, which training budget and checkpoint, which validation split, which width the correlations use).
+``MAIN`` is the reading the comparison table uses; ``specification`` recomputes every claim with one
+choice changed at a time and says which claims hold under every reading and which flip, on which choice.
 """
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from ...engine import corpora
 from ...engine import statistics as stats
 from ...pipeline import verdicts
 from . import CLAIMS
@@ -17,10 +22,37 @@ from . import CLAIMS
 MEASURES = {"static_kernel_rank": "R_eff(W_QK)", "mean_attention_rank": "R_eff(E[A])",
             "per_input_attention_rank": "E_X[R_eff(A(X))]", "attention_participation_ratio": "PR(E[A])",
             "whitened_kernel_rank": "R_eff(W_QK Σ^½)"}
-PREDICTOR = "effective_lags"  # the main reading of the lag-MI predictor
+PREDICTORS = {"effective_lags": "lag MI: effective number of informative lags",
+              "lag_mi_operator_rank": "lag MI: R_eff of the lag-MI operator",
+              "cca_rank": "canonical-correlation lag operator (32 symbols)",
+              "cca_uncapped_rank": "canonical-correlation lag operator (all symbols)"}
 MIN_CORPORA = 3  # a correlation (or an outlier) across fewer corpora is undefined
-FULL_RANK = 0.9  # "full rank": R_eff of the ridge operator ≥ 90 % of its size T
-OUTLIER_Z = 3.0  # "separates" a corpus: its repeat-operator rank has a robust z-score above 3
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One choice for each thing App. B leaves open (see the module docstring)."""
+
+    predictor: str = "effective_lags"
+    kernel: str = "static_kernel_rank"  # per head; "layer_kernel_rank": per layer
+    participation: str = "attention_participation_ratio"  # spectral; "attention_inverse_simpson": per row
+    full_rank: str = "numerical = T"  # or "numerical ≥ 0.9 T", "R_eff ≥ 0.9 T"
+    separates: float = 3.0  # robust z-score above which the repeat operator sets a corpus apart
+    budget: int | None = None  # tokens per model; None: the largest budget whose grid is complete
+    fraction: float = 1.0  # the checkpoint (share of the budget)
+    split: str = "val_loss"  # interleaved blocks; "tail_val_loss": the corpus's tail
+    width: int | None = None  # the d_model of the correlations; None: the largest
+
+
+MAIN = Reading()
+ALTERNATIVES = {
+    "predictor": [p for p in PREDICTORS if p != MAIN.predictor],
+    "kernel": ["layer_kernel_rank"],
+    "participation": ["attention_inverse_simpson"],
+    "full_rank": ["numerical ≥ 0.9 T", "R_eff ≥ 0.9 T"],
+    "separates": [2.5, 2.0],
+    "split": ["tail_val_loss"],
+}
 
 
 def availability(cfg) -> pd.DataFrame:
@@ -31,206 +63,315 @@ def availability(cfg) -> pd.DataFrame:
     for name, found in locate(cfg).items():
         if isinstance(found, str):
             rows.append({"corpus": name, "status": "missing", "source": "—", "bytes": None, "sha256": "—",
-                         "matches pin": False, "note": found})
+                         "matches pin": False, "where to put it": found.split("; ")[-1]})
         else:
             rows.append({"corpus": name, "status": "found", "source": found.source, "bytes": found.bytes,
-                         "sha256": found.sha256[:16] + "…", "matches pin": found.matches_pin, "note": found.note})
+                         "sha256": found.sha256[:16] + "…", "matches pin": found.matches_pin, "where to put it": ""})
     return pd.DataFrame(rows).set_index("corpus")
 
 
-def final(results) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(heads, models) rows of the last checkpoint of the largest budget stored."""
+# ----------------------------------------------------------------------------- which rows a reading uses
+
+
+def budgets(results) -> pd.DataFrame:
+    """Per budget: how many (corpus, width) cells are stored, of how many, and whether the grid is complete."""
+    from . import locate
+
+    models, cfg = results["models"], results.cfg
+    found = {name for name, prov in locate(cfg).items() if not isinstance(prov, str)}
+    expected = len(found) * len(cfg.d_models)
+    cells = models.drop_duplicates(["budget", "corpus", "d_model"]).groupby("budget").size()
+    out = pd.DataFrame({"cells stored": cells, "cells asked": expected}).reindex(sorted(cfg.budgets)).fillna(0)
+    out["complete"] = out["cells stored"] == out["cells asked"]
+    return out.astype({"cells stored": int, "cells asked": int})
+
+
+def main_budget(results) -> int:
+    """The largest budget whose grid is complete; else the budget with the most cells stored."""
+    table = budgets(results)
+    complete = table.index[table["complete"]]
+    return int(complete.max()) if len(complete) else int(table["cells stored"].idxmax())
+
+
+def _point(results, reading: Reading):
+    budget = reading.budget or main_budget(results)
     heads, models = results["heads"], results["models"]
-    budget = heads["budget"].max()
-    heads = heads[(heads["budget"] == budget) & (heads["fraction"] == 1.0)]
-    models = models[(models["budget"] == budget) & (models["fraction"] == 1.0)]
-    return heads, models
+    heads = heads[(heads["budget"] == budget) & np.isclose(heads["fraction"], reading.fraction)]
+    models = models[(models["budget"] == budget) & np.isclose(models["fraction"], reading.fraction)]
+    return heads, models, budget
 
 
-# ----------------------------------------------------------------------------- tables
+def per_seed(results, reading: Reading = MAIN) -> pd.DataFrame:
+    """One row per (corpus, d_model, seed): every measure averaged over layers and heads, per layer the
+    kernel rank, the FFN stable rank and both validation losses, at the reading's budget and checkpoint."""
+    heads, models, _ = _point(results, reading)
+    keys = ["corpus", "d_model", "seed"]
+    columns = [*MEASURES, "layer_kernel_rank", "attention_inverse_simpson", "ffn_in_stable_rank"]
+    out = heads.groupby(keys)[columns].mean()
+    layers = heads.groupby([*keys, "layer"])[reading.kernel].mean().unstack("layer")
+    out[[f"layer {k}" for k in layers.columns]] = layers
+    out[["val_loss", "tail_val_loss", "train_loss"]] = models.set_index(keys)[["val_loss", "tail_val_loss",
+                                                                               "train_loss"]]
+    return out.reset_index()
 
 
-def cells(results) -> pd.DataFrame:
-    """One row per (corpus, d_model): seed means of every measure (mean over layers and heads), the
-    CV_seed of R_eff(W_QK), per-layer R_eff(W_QK), FFN stable rank and losses."""
-    heads, models = final(results)
-    per_seed = heads.groupby(["corpus", "d_model", "seed"])[[*MEASURES, "ffn_in_stable_rank"]].mean()
+def cells(results, reading: Reading = MAIN, seeds: pd.DataFrame | None = None) -> pd.DataFrame:
+    """One row per (corpus, d_model): seed means, and CV_seed of the reading's kernel rank."""
+    seeds = per_seed(results, reading) if seeds is None else seeds
     keys = ["corpus", "d_model"]
-    out = per_seed.groupby(keys).mean()
-    out["CV_seed"] = per_seed["static_kernel_rank"].groupby(keys).apply(verdicts.coefficient_of_variation)
-    layers = heads.groupby([*keys, "layer"])["static_kernel_rank"].mean().unstack("layer")
-    out[[f"R_eff(W_QK) layer {k}" for k in layers.columns]] = layers
-    out[["val_loss", "train_loss"]] = models.groupby(keys)[["val_loss", "train_loss"]].mean()
+    out = seeds.drop(columns="seed").groupby(keys).mean()
+    out["CV_seed"] = _cv(seeds.groupby(keys)[reading.kernel])
     return out
 
 
-def _common(results) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    """Cells of the largest trained model and the predictor rows, on the corpora both have."""
-    table, pred = cells(results), results["predictor"].set_index("corpus")
-    largest = int(table.index.get_level_values("d_model").max())
-    top = table.xs(largest, level="d_model")
-    names = [c for c in top.index if c in pred.index]
-    return top.loc[names], pred.loc[names], largest
+def _cv(grouped):
+    """Population coefficient of variation of every group (App. C.5's CV_seed), computed at once."""
+    return grouped.std(ddof=0) / grouped.mean().abs()
 
 
-def correlations(results) -> pd.DataFrame:
-    """Per d_model: Pearson and Spearman of predicted vs measured R_eff(W_QK), and of loss vs measured."""
-    table, pred, rows = cells(results), results["predictor"].set_index("corpus"), []
-    for d_model, group in table.groupby(level="d_model"):
-        group = group.droplevel("d_model")
-        names = [c for c in group.index if c in pred.index]
-        row = {"d_model": d_model, "corpora": len(names)}
-        if len(names) >= MIN_CORPORA:
-            x, y = pred.loc[names, PREDICTOR], group.loc[names, "static_kernel_rank"]
-            row |= {"Pearson(predicted, measured)": stats.pearson(x, y), "Spearman(predicted, measured)":
-                    stats.spearman(x, y), "Pearson(val loss, measured)": stats.pearson(group.loc[names, "val_loss"], y)}
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("d_model")
+# ----------------------------------------------------------------------------- the claims under a reading
 
 
-def _row(quantity, ours, claim, kind, holds, low=np.nan, high=np.nan, closed=False, **kwargs) -> dict:
-    return {**verdicts.row(quantity, ours, claim, kind, holds, **kwargs), "low": low, "high": high, "closed": closed}
+def _width(results, reading: Reading) -> int:
+    return reading.width or int(_point(results, reading)[1]["d_model"].max())
 
 
-def _ranged(quantity, ours, claim, low, high, closed=False, **kwargs) -> dict:
-    """A ``range`` row: the claim holds when low < ours < high (≤ when ``closed``)."""
-    holds = bool(low <= ours <= high) if closed else bool(low < ours < high)
-    return _row(quantity, ours, claim, "range", holds, low, high, closed, **kwargs)
+def _correlation(results, reading: Reading, x_of, y_column: str, statistic=stats.pearson, spread: bool = True,
+                 seeds: pd.DataFrame | None = None):
+    """(r, permutation p, seed standard error, 95 % seed-bootstrap interval, corpora) of ``statistic``
+    between a corpus-level ``x_of(corpora)`` and the seed mean of ``y_column`` at the reading's width; the
+    spread is skipped (0, (r, r)) unless ``spread``."""
+    seeds = per_seed(results, reading) if seeds is None else seeds
+    seeds = seeds[seeds["d_model"] == _width(results, reading)]
+    names = sorted(set(seeds["corpus"]))
+    if len(names) < MIN_CORPORA:
+        return None
+    x = np.asarray(x_of(names), dtype=float)
+    matrix = seeds.pivot_table(index="corpus", columns="seed", values=y_column).reindex(names).to_numpy()
+    r = statistic(x, np.nanmean(matrix, axis=1))
+    p = stats.permutation_p(x, np.nanmean(matrix, axis=1), statistic)
+    if not spread or matrix.shape[1] < 2:
+        return r, p, 0.0, (r, r), len(names)
+    rng = np.random.default_rng(0)
+    draws = np.array([statistic(x, np.nanmean(matrix[:, rng.integers(0, matrix.shape[1], matrix.shape[1])], axis=1))
+                      for _ in range(verdicts.BOOTSTRAP)])
+    return r, p, float(np.std(draws, ddof=1)), tuple(np.quantile(draws, [0.025, 0.975])), len(names)
 
 
-def _undefined(quantity, claim, kind, why) -> dict:
-    row = _row(f"{quantity} — undefined: {why}", np.nan, claim, kind, False)
-    return {**row, "value agrees": None, "verdict": verdicts.UNDEFINED}
+def _predictor(results, reading: Reading):
+    pred = results["predictor"].set_index("corpus")
+    return lambda names: pred.loc[names, reading.predictor]
+
+
+def _h1(results):
+    pred = results["predictor"].set_index("corpus")
+    return lambda names: pred.loc[names, "unigram_entropy"]
+
+
+def _full_rank(pred: pd.DataFrame, reading: Reading) -> tuple[float, bool]:
+    T = pred["ablation_context"]
+    if reading.full_rank == "numerical = T":
+        share = pred["ridge_numerical_rank"] / T
+        return float(share.min()), bool((share == 1).all())
+    if reading.full_rank == "numerical ≥ 0.9 T":
+        share = pred["ridge_numerical_rank"] / T
+    else:
+        share = pred["ridge_rank"] / T
+    return float(share.min()), bool((share >= 0.9).all())
+
+
+def measure_variation(results, reading: Reading = MAIN, seeds: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Across-corpus coefficient of variation of each measure's cell means, per d_model, and of the predictor."""
+    measures = {**MEASURES, reading.participation: MEASURES.get(reading.participation, "PR (per row)")}
+    if reading.participation != "attention_participation_ratio":
+        measures.pop("attention_participation_ratio")
+    table = cells(results, reading, seeds)[list(measures)]
+    grouped = table.groupby(level="d_model")
+    out = _cv(grouped).where(grouped.count() > 1).rename(columns=measures)
+    out["predictor"] = stats.coefficient_of_variation(results["predictor"][reading.predictor])
+    return out
+
+
+def separated(results, z: float = 3.0) -> np.ndarray:
+    """Names of the corpora whose repeat-operator rank stands apart (robust z-score > ``z``)."""
+    pred = results["predictor"]
+    return pred["corpus"].to_numpy()[stats.robust_outliers(pred["repeat_rank"], z)]
+
+
+def trajectory(results, reading: Reading = MAIN) -> pd.DataFrame:
+    """Per (budget, corpus, d_model): Spearman, over the checkpoints, of the seed-mean measured rank against
+    the seed-mean validation loss (negative: the rank rises as the loss falls)."""
+    heads, models = results["heads"], results["models"]
+    keys = ["budget", "corpus", "d_model", "fraction"]
+    rank = heads.groupby(keys)[reading.kernel].mean()
+    loss = models.groupby(keys)[reading.split].mean()
+    rows = []
+    for (budget, corpus, width), group in pd.DataFrame({"rank": rank, "loss": loss}).groupby(level=[0, 1, 2]):
+        if len(group) >= 3:
+            rows.append({"budget": budget, "corpus": corpus, "d_model": width, "checkpoints": len(group),
+                         "Spearman(rank, loss)": stats.spearman(group["rank"], group["loss"]),
+                         "rank, first → last": f"{group['rank'].iloc[0]:.3g} → {group['rank'].iloc[-1]:.3g}",
+                         "loss, first → last": f"{group['loss'].iloc[0]:.3g} → {group['loss'].iloc[-1]:.3g}"})
+    return pd.DataFrame(rows)
+
+
+def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
+    """Every App. B claim under ``reading``: the comparison rows (see ``verdicts.row``); the seed standard
+    errors that set value tolerances are computed only with ``spread`` (the specification table needs
+    whether each claim holds, not its value's spread)."""
+    rows, width = [], _width(results, reading)
+    seeds = per_seed(results, reading)
+
+    def se(frame, statistic):
+        return verdicts.seed_se(frame, statistic) if spread else 0.0
+
+    pred = results["predictor"]
+    few = f"fewer than {MIN_CORPORA} corpora at d_model = {width}"
+    for key, statistic in (("pearson", stats.pearson), ("spearman", stats.spearman)):
+        what = f"{key.title()}(predicted, measured) across corpora, d_model = {width} [< 0]"
+        found = _correlation(results, reading, _predictor(results, reading), reading.kernel, statistic, spread, seeds)
+        rows.append({"key": key, **(verdicts.undefined(what, CLAIMS[key], "sign", few) if found is None else
+                     verdicts.row(what, found[0], CLAIMS[key], "sign", found[0] < 0, se=found[2], p_value=found[1]))})
+    table = cells(results, reading, seeds)
+    worst = float(table["CV_seed"].max())
+    def worst_cv(frame):
+        return _cv(frame.groupby(["corpus", "d_model"])[reading.kernel]).max()
+
+    rows.append({"key": "cv_seed", **verdicts.row(
+        f"max CV_seed of the measured rank over the {len(table)} corpus × width cells", worst, CLAIMS["cv_seed"],
+        "seed stability", worst <= verdicts.CV_THRESHOLD, upper_bound=True, se=se(seeds, worst_cv))})
+    found = _correlation(results, reading, lambda names: table.xs(width, level="d_model").loc[names, reading.split],
+                         reading.kernel, spread=spread, seeds=seeds)
+    what = f"Pearson(final validation loss, measured) across corpora, d_model = {width} [< 0]"
+    rows.append({"key": "loss_rank", **(verdicts.undefined(what, CLAIMS["loss_rank"], "sign", few) if found is None
+                                        else verdicts.row(what, found[0], CLAIMS["loss_rank"], "sign", found[0] < 0,
+                                                          se=found[2], p_value=found[1]))})
+    steps = trajectory(results, reading)
+    if len(steps):
+        falling = int((steps["Spearman(rank, loss)"] < 0).sum())
+        rows.append({"key": "progress", **verdicts.row(
+            f"cells whose rank rises as their loss falls along training ({falling}/{len(steps)})",
+            falling / len(steps), CLAIMS["progress"], "trajectory", falling == len(steps))})
+    top = table.xs(width, level="d_model")
+    last = max(c for c in top.columns if c.startswith("layer ")).removeprefix("layer ")
+    gap = (top[f"layer {last}"] - top["layer 0"]).min()
+    rows.append({"key": "layers", **verdicts.row(f"min over corpora: layer {last} − layer 0 of the measured rank, "
+                                                 f"d_model = {width} [> 0]", gap, CLAIMS["layers"], "range",
+                                                 bool(gap > 0))})
+    inside = bool(top["layer 0"].between(13, 19).all() and top[f"layer {last}"].between(30, 44).all())
+    rows.append({"key": "layer_values", **verdicts.row(
+        f"layer 0 within 13–19 and layer {last} within 30–44 in every corpus, d_model = {width} (layer 0 "
+        f"{top['layer 0'].min():.3g}–{top['layer 0'].max():.3g}, layer {last} {top[f'layer {last}'].min():.3g}–"
+        f"{top[f'layer {last}'].max():.3g})", float(inside), CLAIMS["layer_values"], "range", inside)})
+    found = _correlation(results, reading, _h1(results), "ffn_in_stable_rank", spread=spread, seeds=seeds)
+    what = f"Pearson(H₁, FFN stable rank of W_1) across corpora, d_model = {width}"
+    rows.append({"key": "ffn", **(verdicts.undefined(what, CLAIMS["ffn"], "no relationship", few) if found is None
+                                  else verdicts.row(what, found[0], CLAIMS["ffn"], "no relationship",
+                                                    found[1] >= verdicts.SIGNIFICANCE, se=found[2], p_value=found[1]))})
+    variation = measure_variation(results, reading, seeds)
+    widest = float(variation.drop(columns="predictor").max().max())
+    predictor_cv = float(variation["predictor"].iloc[0])
+    rows.append({"key": "measure_cv", **verdicts.row(
+        f"largest across-corpus CV of the five measures, any width [< the predictor's {predictor_cv:.3g}]", widest,
+        CLAIMS["measure_cv"], "range", widest < predictor_cv, upper_bound=True,
+        se=se(seeds, lambda f: _largest_cv(f, reading)))})
+    by_corpus = pred.assign(seed=pred["corpus"])  # the predictor has no seeds: its spread is over corpora
+    rows.append({"key": "predictor_cv", **verdicts.row(
+        f"across-corpus CV of the predictor, {PREDICTORS[reading.predictor]} [> every measure's, max {widest:.3g}]",
+        predictor_cv, CLAIMS["predictor_cv"], "range", predictor_cv > widest,
+        se=se(by_corpus, lambda f: stats.coefficient_of_variation(f[reading.predictor])))})
+    share, holds = _full_rank(pred, reading)
+    rows.append({"key": "ridge", **verdicts.row(f"ridge operator: min over corpora of its rank / T "
+                                                f"({reading.full_rank})", share, CLAIMS["ridge"], "range", holds)})
+    count = len(separated(results, reading.separates)) if len(pred) >= MIN_CORPORA else np.nan
+    rows.append({"key": "repeat", **verdicts.row(f"corpora the repeat operator separates (robust z > "
+                                                 f"{reading.separates:g}) of {len(pred)} [= 1]", count,
+                                                 CLAIMS["repeat"], "range", count == 1, exact=True)})
+    return rows
+
+
+def _largest_cv(seeds: pd.DataFrame, reading: Reading) -> float:
+    measures = [reading.participation if m == "attention_participation_ratio" else m for m in MEASURES]
+    means = seeds.groupby(["d_model", "corpus"])[measures].mean()
+    return float(_cv(means.groupby(level="d_model")).max().max())
 
 
 def compare(results) -> pd.DataFrame:
-    """App. B beside the paper: B.2 correlations, B.3 (i)–(iii), B.4 variation and ablations."""
-    rows, n_found = [], len(results.tables.get("predictor", []))
-    if "heads" not in results.tables:
-        why = "no corpus was found"
-        return verdicts.table([_undefined(k, c, "range", why) for k, c in CLAIMS.items()])
-    top, pred, D = _common(results)
-    n, few = len(top), f"{len(top)} corpora (needs ≥ {MIN_CORPORA})"
-    measured = top["static_kernel_rank"]
-    for key, stat in (("pearson", stats.pearson), ("spearman", stats.spearman)):
-        what = f"{key.title()}(predicted, measured R_eff(W_QK)) across corpora, d_model = {D}"
-        rows.append(_ranged(f"{what} [< 0]", stat(pred[PREDICTOR], measured), CLAIMS[key], -np.inf, 0)
-                    if n >= MIN_CORPORA else _undefined(what, CLAIMS[key], "range", few))
-    table = cells(results)
-    what = f"max CV_seed of R_eff(W_QK) over the {len(table)} corpus × size cells"
-    rows.append(verdicts.row(what, table["CV_seed"].max(), CLAIMS["cv_seed"], "seed stability",
-                             bool(table["CV_seed"].max() <= verdicts.CV_THRESHOLD), upper_bound=True)
-                if len(results.cfg.seeds) > 1 else _undefined(what, CLAIMS["cv_seed"], "seed stability", "one seed"))
-    what = f"Pearson(final validation loss, measured R_eff(W_QK)) across corpora, d_model = {D}"
-    rows.append(_ranged(f"{what} [< 0]", stats.pearson(top["val_loss"], measured), CLAIMS["loss_rank"], -np.inf, 0)
-                if n >= MIN_CORPORA else _undefined(what, CLAIMS["loss_rank"], "range", few))
-    last = results.cfg.layers - 1
-    what = f"min over corpora of R_eff(W_QK): layer {last} − layer 0, d_model = {D}"
-    rows.append(_ranged(f"{what} [> 0]", (top[f"R_eff(W_QK) layer {last}"] - top["R_eff(W_QK) layer 0"]).min(),
-                        CLAIMS["layers"], 0, np.inf) if last > 0 else _undefined(what, CLAIMS["layers"], "range",
-                                                                                 "one layer"))
-    what = f"Pearson(H₁, FFN stable rank of W_1) across corpora, d_model = {D}"
-    if n >= MIN_CORPORA:
-        h1, ffn = pred["unigram_entropy"], top["ffn_in_stable_rank"]
-        limit = stats.permutation_threshold(h1, ffn)
-        rows.append(_ranged(f"{what} [|r| < {limit:.2f}, the 5 % permutation threshold]", stats.pearson(h1, ffn),
-                            CLAIMS["ffn"], -limit, limit))
-    else:
-        rows.append(_undefined(what, CLAIMS["ffn"], "range", few))
-    variation = measure_variation(results)
-    worst, predictor_cv = variation.drop(columns="predictor").max().max(), variation["predictor"].iloc[0]
-    what = "largest across-corpus CV of the five measures, any d_model"
-    rows.append(_ranged(f"{what} [< the predictor's {predictor_cv:.3g}]", worst, CLAIMS["measure_cv"], 0,
-                        predictor_cv, upper_bound=True) if n >= MIN_CORPORA else
-                _undefined(what, CLAIMS["measure_cv"], "range", few))
-    what = "across-corpus CV of the predictor"
-    rows.append(_ranged(f"{what} [> every measure's, max {worst:.3g}]", predictor_cv, CLAIMS["predictor_cv"],
-                        worst, np.inf) if n >= MIN_CORPORA else _undefined(what, CLAIMS["predictor_cv"], "range", few))
-    all_pred = results["predictor"]
-    share = (all_pred["ridge_rank"] / all_pred["ablation_context"]).min()
-    rows.append(_ranged(f"min over corpora of R_eff(ridge operator) / T [≥ {FULL_RANK}]", share, CLAIMS["ridge"],
-                        FULL_RANK, 1.0, closed=True))
-    what = f"corpora the repeat operator separates (robust z > {OUTLIER_Z:g}) of {n_found}"
-    rows.append(_ranged(f"{what} [= 1]", separated(results).size, CLAIMS["repeat"], 1, 1, closed=True, exact=True)
-                if n_found >= MIN_CORPORA else _undefined(what, CLAIMS["repeat"], "range", f"{n_found} corpora"))
-    return verdicts.table(rows)
+    """App. B beside the paper under the main reading, with a column saying which claims flip under other
+    readings and on which choice."""
+    if "heads" not in results.tables or "predictor" not in results.tables:
+        return verdicts.table([verdicts.undefined(k, c, "range", "no model or no corpus is stored")
+                               for k, c in CLAIMS.items()])
+    rows = claims(results, dataclasses.replace(MAIN, budget=main_budget(results)))
+    flips = specification(results)["flips on"]
+    table = verdicts.table([{k: v for k, v in row.items() if k != "key"} for row in rows])
+    table["under other readings"] = [flips.get(row["key"], "") for row in rows]
+    return table
 
 
-def measure_variation(results) -> pd.DataFrame:
-    """Across-corpus coefficient of variation of each measure's cell means, per d_model, and of the predictor."""
-    table = cells(results)
-    out = table[list(MEASURES)].groupby(level="d_model").agg(
-        lambda v: stats.coefficient_of_variation(v) if len(v) > 1 else np.nan).rename(columns=MEASURES)
-    pred = results["predictor"][PREDICTOR]
-    out["predictor"] = stats.coefficient_of_variation(pred) if len(pred) > 1 else np.nan
+def readings(results) -> dict[str, Reading]:
+    """Every reading the specification table uses: the main one and one change at a time, including the
+    other budgets and checkpoints stored and the other widths."""
+    main = main_budget(results)
+    base = dataclasses.replace(MAIN, budget=main)
+    out = {"main": base}
+    for field, values in ALTERNATIVES.items():
+        for value in values:
+            out[f"{field}: {value}"] = dataclasses.replace(base, **{field: value})
+    points = results["models"].drop_duplicates(["budget", "fraction"])[["budget", "fraction"]]
+    for budget, fraction in points.itertuples(index=False):
+        if (budget, fraction) != (main, 1.0):
+            out[f"budget: {budget / 1e6:g}M at {fraction:.0%}"] = dataclasses.replace(base, budget=int(budget),
+                                                                                    fraction=float(fraction))
+    for width in sorted(set(results["models"]["d_model"]))[:-1]:
+        out[f"width: {width}"] = dataclasses.replace(base, width=int(width))
     return out
 
 
-def separated(results) -> np.ndarray:
-    """Names of the corpora whose repeat-operator rank stands apart (robust z-score > OUTLIER_Z)."""
-    pred = results["predictor"]
-    return pred["corpus"].to_numpy()[stats.robust_outliers(pred["repeat_rank"], OUTLIER_Z)]
+def specification(results) -> pd.DataFrame:
+    """One row per claim, one column per reading (✓ holds, ✗ fails, — undefined there), and the choices on
+    which the claim flips."""
+    columns = {}
+    for label, reading in readings(results).items():
+        try:
+            rows = claims(results, reading, spread=False)
+        except (KeyError, ValueError, IndexError):  # a reading the stored rows cannot support (a missing width)
+            continue
+        columns[label] = {r["key"]: None if r["verdict"] == verdicts.UNDEFINED else
+                          bool(r["claim holds"] and r["verdict"] != verdicts.NOT_SIGNIFICANT) for r in rows}
+    frame = pd.DataFrame(columns)
+    flips = []
+    for _, row in frame.iterrows():
+        main = row["main"]
+        changed = ", ".join(dict.fromkeys(label.split(":")[0] for label, value in row.items()
+                                          if value is not None and not pd.isna(value) and value != main))
+        flips.append(changed or ("holds under every reading" if main else "fails under every reading"))
+    frame.insert(0, "flips on", flips)
+    frame.index.name = "claim"
+    return frame
 
 
-# ----------------------------------------------------------------------------- prose and figures
-
-
-def _span(values) -> str:
-    values = np.asarray(values, dtype=float)
-    return f"{values.min():.3g}–{values.max():.3g}" if values.size else "—"
-
-
-def _guard(fn, default=float("nan")):
-    try:
-        return fn()
-    except (ValueError, KeyError, IndexError, ZeroDivisionError):
-        return default
-
-
-def facts(results) -> dict:
-    """Every number and phrase the page's prose quotes."""
-    cfg = results.cfg
-    found = availability(cfg)
-    missing = list(found.index[found["status"] == "missing"])
-    out = {"n_asked": len(cfg.corpora), "n_found": int((found["status"] == "found").sum()),
-           "missing": ", ".join(f"`{m}`" for m in missing) or "none",
-           "put_missing": (f"put `<corpus>.txt` in `{cfg.corpus_dir}`" if cfg.corpus_dir else
-                           f"put `<corpus>.txt` in `{corpora.shared_corpora_dir()}` or in a directory named by "
-                           "`corpus_dir=` or `ENTROPIC_CORPORA`") if missing else "nothing is missing",
-           "seeds": len(cfg.seeds), "sizes": ", ".join(map(str, cfg.d_models)), "symbols": cfg.symbols,
-           "lags": cfg.lags, "models": 0, "train_seconds": float("nan"), "seconds_per_model": float("nan")}
-    nan, dash = float("nan"), "—"  # what the prose shows where no corpus (or no model) supplies a number
-    out |= dict.fromkeys(["predictor_vocab_r", "uncapped_vocab_r", "uncapped_cv", "predictor_cv", "largest",
-                          "cells", "last_layer", "pinned"], nan)
-    out |= dict.fromkeys(["predicted_span", "vocab_span", "ridge_share", "ridge_numerical_span", "cv_seed_span",
-                          "layer0_span", "last_layer_span", "measure_cv_span", "loss_span"], dash)
-    out["repeat_separated"] = "no corpus"
-    if "predictor" in results.tables:
-        pred = results["predictor"]
-        out |= {"predictor_vocab_r": _guard(lambda: stats.pearson(pred[PREDICTOR], pred["vocab_size"])),
-                "uncapped_vocab_r": _guard(lambda: stats.pearson(pred["cca_uncapped_rank"], pred["vocab_size"])),
-                "uncapped_cv": _guard(lambda: stats.coefficient_of_variation(pred["cca_uncapped_rank"])),
-                "predicted_span": _span(pred[PREDICTOR]), "vocab_span": _span(pred["vocab_size"]),
-                "pinned": int(pred["matches_pin"].sum()),
-                "ridge_share": _span(pred["ridge_rank"] / pred["ablation_context"]),
-                "ridge_numerical_span": _span(pred["ridge_numerical_rank"]),
-                "repeat_separated": ", ".join(f"`{c}`" for c in _guard(lambda: separated(results), []))
-                or "no corpus"}
-    if "models" in results.tables:
-        models, table = final(results)[1], cells(results)
-        top = table.xs(table.index.get_level_values("d_model").max(), level="d_model")
-        last = cfg.layers - 1
-        variation = measure_variation(results)
-        out |= {"models": len(models), "train_seconds": float(models.groupby(["corpus", "d_model"])
-                                                              ["train_seconds"].first().sum()),
-                "seconds_per_model": float(models["seconds_per_model"].mean()),
-                "largest": int(table.index.get_level_values("d_model").max()),
-                "cv_seed_span": _span(table["CV_seed"]), "cells": len(table),
-                "layer0_span": _span(top["R_eff(W_QK) layer 0"]), "last_layer": last,
-                "last_layer_span": _span(top[f"R_eff(W_QK) layer {last}"]),
-                "measure_cv_span": _span(variation.drop(columns="predictor").to_numpy().ravel()),
-                "predictor_cv": float(variation["predictor"].iloc[0]),
-                "loss_span": _span(top["val_loss"])}
-    return out
-
-
+def correlations(results) -> pd.DataFrame:
+    """Every correlation of App. B at every width and budget stored: r, exact permutation p-value, 95 %
+    seed-bootstrap interval."""
+    rows = []
+    main = main_budget(results)
+    for budget in sorted(set(results["models"]["budget"])):
+        for width in sorted(set(results["models"]["d_model"])):
+            reading = dataclasses.replace(MAIN, budget=int(budget), width=int(width))
+            table = cells(results, reading)
+            if width not in set(table.index.get_level_values("d_model")):
+                continue
+            losses = table.xs(width, level="d_model")[reading.split]
+            pairs = {"predicted vs measured": (_predictor(results, reading), reading.kernel),
+                     "validation loss vs measured": (lambda n, losses=losses: losses.loc[n], reading.kernel),
+                     "H₁ vs FFN stable rank": (_h1(results), "ffn_in_stable_rank")}
+            for name, (x_of, column) in pairs.items():
+                found = _correlation(results, reading, x_of, column)
+                if found is None:
+                    continue
+                r, p, _, (low, high), n = found
+                rows.append({"budget": f"{budget / 1e6:g}M" + (" (main)" if budget == main else ""),
+                             "d_model": width, "pair": name, "corpora": n, "Pearson r": r, "p (permutation)": p,
+                             "95 % seed interval": f"{low:.2f} to {high:.2f}"})
+    return pd.DataFrame(rows)

@@ -1,53 +1,196 @@
-"""App. B's figures (see the package docstring)."""
+"""App. B's figures and the numbers its prose quotes (see the package docstring)."""
 
 from __future__ import annotations
 
+import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
-import seaborn as sns
 
-from ...pipeline import figures  # noqa: F401  (the shared look)
-from .analysis import MEASURES, PREDICTOR, cells, final
+from ...engine import corpora
+from ...engine import statistics as stats
+from ...pipeline import figures
+from . import analysis
+from .analysis import MAIN, MEASURES, PREDICTORS, cells, main_budget, per_seed
+
+
+def _span(values) -> str:
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    return f"{values.min():.3g}–{values.max():.3g}" if values.size else "—"
+
+
+def facts(results, spec: pd.DataFrame | None = None) -> dict:
+    """Every number and phrase the page's prose quotes (``spec``: the specification table, if computed).
+    Every key is always present: a dash or NaN where the stored results cannot supply it."""
+    cfg = results.cfg
+    found = analysis.availability(cfg)
+    missing = list(found.index[found["status"] == "missing"])
+    nan, dash = float("nan"), "—"
+    out = {"n_asked": len(cfg.corpora), "n_found": int((found["status"] == "found").sum()),
+           "missing": ", ".join(f"`{m}`" for m in missing) or "none", "pinned": 0, "models": 0,
+           **{f"cv_{column}": nan for column in PREDICTORS},
+           **dict.fromkeys(["lags_span", "ridge_share", "ridge_numerical_span", "main_budget", "budgets", "loss_span",
+                            "tail_span", "layer0_span", "last_layer_span", "cv_seed_span", "cost"], dash),
+           "largest": 0, "last_layer": 0, "spec_claims": 0, "spec_robust": 0, "spec_flipping": "none",
+           "trajectory_text": "No checkpoints are stored."}
+    if "predictor" in results.tables:
+        pred = results["predictor"]
+        for column in PREDICTORS:
+            out[f"cv_{column}"] = stats.coefficient_of_variation(pred[column]) if len(pred) > 1 else nan
+        out |= {"lags_span": _span(pred["effective_lags"]), "ridge_share": _span(pred["ridge_rank"]
+                                                                                / pred["ablation_context"]),
+                "ridge_numerical_span": _span(pred["ridge_numerical_rank"]), "pinned": int(pred["matches_pin"].sum())}
+    if "models" not in results.tables:
+        return out
+    main, table = main_budget(results), analysis.budgets(results)
+    models, seeds = results["models"], per_seed(results)
+    final = models[np.isclose(models["fraction"], 1.0)]
+    trained = final.drop_duplicates(["budget", "corpus", "d_model", "seed"])
+    out |= {"main_budget": f"{main / 1e6:g}M tokens per model", "models": len(trained), "budgets": ", ".join(
+        f"{b / 1e6:g}M tokens per model ({int(r['cells stored'])} of {int(r['cells asked'])} cells)"
+        for b, r in table.iterrows())}
+    width = int(seeds["d_model"].max())
+    top = cells(results).xs(width, level="d_model")
+    last = max(c for c in top.columns if c.startswith("layer ")).removeprefix("layer ")
+    out |= {"largest": width, "last_layer": int(last), "layer0_span": _span(top["layer 0"]),
+            "last_layer_span": _span(top[f"layer {last}"]), "loss_span": _span(top["val_loss"]),
+            "tail_span": _span(top["tail_val_loss"]), "cv_seed_span": _span(cells(results)["CV_seed"])}
+    costs = []
+    for budget in sorted(set(final["budget"])):
+        own = final[final["budget"] == budget].drop_duplicates(["corpus", "d_model"])
+        tag = f"-{budget / 1e6:g}M-"
+        devices = sorted({e.provenance.get("device", "?") for e in results.entries if tag in e.job})
+        costs.append(f"the {budget / 1e6:g}M grid took {own['train_seconds'].sum():,.0f} s of training "
+                     f"({', '.join(devices)})")
+    out["cost"] = "; ".join(costs).capitalize() + "."
+    steps = analysis.trajectory(results)
+    if len(steps):
+        out["trajectory_text"] = _trajectory_text(steps)
+    spec = analysis.specification(results) if spec is None else spec
+    robust = spec["flips on"].str.endswith("every reading")
+    out |= {"spec_claims": len(spec), "spec_robust": int(robust.sum()),
+            "spec_flipping": ", ".join(f"`{claim}` (on {row['flips on']})" for claim, row in spec[~robust].iterrows())
+            or "none"}
+    return out
+
+
+def _trajectory_text(steps: pd.DataFrame) -> str:
+    falling = steps["Spearman(rank, loss)"] < 0
+    text = (f"In {int(falling.sum())} of the {len(steps)} (budget, corpus, width) models the measured rank rises "
+            f"while the validation loss falls from checkpoint to checkpoint")
+    if falling.all():
+        return text + ": within every model, the rank tracks fitting progress."
+    rising = steps.loc[~falling, ["budget", "corpus", "d_model"]]
+    listed = ", ".join(f"`{c}` at {w} ({b / 1e6:g}M)" for b, c, w in rising.itertuples(index=False))
+    return text + f"; the exceptions: {listed}."
 
 
 def figure_prediction(results):
-    """Predicted vs measured static-kernel rank per corpus, one colour per d_model, bars the seed range."""
-    import matplotlib.pyplot as plt
-
-    heads, pred = final(results)[0], results["predictor"].set_index("corpus")
-    per_seed = heads.groupby(["corpus", "d_model", "seed"])["static_kernel_rank"].mean().reset_index()
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    for i, (d_model, group) in enumerate(per_seed.groupby("d_model")):
-        stats = group.groupby("corpus")["static_kernel_rank"].agg(["mean", "min", "max"])
-        x = pred.loc[stats.index, PREDICTOR]
-        ax.errorbar(x, stats["mean"], yerr=[stats["mean"] - stats["min"], stats["max"] - stats["mean"]],
-                    fmt="o", color=f"C{i}", capsize=3, label=f"d_model = {d_model}")
-        for name in stats.index:
-            ax.annotate(name, (x[name], stats.loc[name, "mean"]), textcoords="offset points", xytext=(4, 4),
-                        fontsize=8, color=f"C{i}")
-    ax.set(xlabel="predicted: effective number of informative lags (lag MI)",
-           ylabel="measured R_eff(W_QK)\n(seed mean; layers and heads averaged)")
-    ax.legend(fontsize=8)
+    """Predicted vs measured static-kernel rank per corpus, one marker per width, bars the seed range."""
+    seeds, pred = per_seed(results), results["predictor"].set_index("corpus")
+    fig, ax = plt.subplots(figsize=(figures.WIDTH, 4.2))
+    widths = sorted(set(seeds["d_model"]))
+    for i, width in enumerate(widths):
+        stats_ = seeds[seeds["d_model"] == width].groupby("corpus")[MAIN.kernel].agg(["mean", "min", "max"])
+        x = pred.loc[stats_.index, MAIN.predictor] * (1 + 0.015 * (i - (len(widths) - 1) / 2))
+        ax.errorbar(x, stats_["mean"], yerr=[stats_["mean"] - stats_["min"], stats_["max"] - stats_["mean"]],
+                    fmt=figures.MARKERS[i], color=f"C{i}", capsize=3, ms=6, label=f"d_model = {width}")
+        if i == len(widths) - 1:
+            for name in stats_.index:
+                ax.annotate(name, (x[name], stats_.loc[name, "mean"]), textcoords="offset points", xytext=(5, 5),
+                            fontsize=11, color=f"C{i}")
+    ax.set(xlabel=f"predicted: {PREDICTORS[MAIN.predictor]}", ylabel="measured R_eff(W_QK)\n(per head, seed mean)")
     fig.tight_layout()
+    figures.legend_below(fig, ax, ncol=len(widths))
     return fig
 
 
 def figure_measures(results):
-    """Every measure and the predictor across corpora, each divided by its mean over corpora, per d_model."""
-    table = cells(results)[list(MEASURES)].rename(columns=MEASURES)
-    pred = results["predictor"].set_index("corpus")[PREDICTOR]
-    long = []
-    for d_model, group in table.groupby(level="d_model"):
-        group = group.droplevel("d_model").assign(predictor=pred.reindex(group.droplevel("d_model").index))
-        normalized = (group / group.mean()).reset_index().melt(id_vars="corpus", var_name="measure",
-                                                               value_name="value / mean over corpora")
-        long.append(normalized.assign(d_model=d_model))
-    data = pd.concat(long)
-    grid = sns.relplot(data=data, x="corpus", y="value / mean over corpora", hue="measure", style="measure",
-                               col="d_model", kind="line", markers=True, dashes=True, height=3.6, aspect=1.2,
-                               sort=False)
-    sns.move_legend(grid, "lower center", bbox_to_anchor=(0.5, -0.02), ncol=3, title=None)
-    for ax in grid.axes.flat:
-        ax.axhline(1.0, color="grey", lw=0.8)
-        ax.tick_params(axis="x", rotation=45)
-    grid.figure.tight_layout(rect=(0, 0.2, 1, 1))
-    return grid.figure
+    """Every measure and the predictor across corpora, each divided by its mean over corpora, at the largest
+    width: a flat line is a measure that does not tell the corpora apart."""
+    table = cells(results)
+    width = int(table.index.get_level_values("d_model").max())
+    top = table.xs(width, level="d_model")[list(MEASURES)].rename(columns=MEASURES)
+    pred = results["predictor"].set_index("corpus")[MAIN.predictor]
+    top["predictor"] = pred.reindex(top.index)
+    normalized = top / top.mean()
+    fig, ax = plt.subplots(figsize=(figures.WIDTH, 4.0))
+    positions = np.arange(len(normalized))
+    for i, column in enumerate(normalized.columns):
+        style = dict(lw=2.5, color="k") if column == "predictor" else dict(color=f"C{i}")
+        ax.plot(positions, normalized[column], marker=figures.MARKERS[i % len(figures.MARKERS)],
+                ls=figures.DASHES[i % len(figures.DASHES)], label=column, **style)
+    ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_xticks(positions, normalized.index, rotation=30, ha="right")
+    ax.set(ylabel=f"value / mean over corpora\n(d_model = {width})")
+    fig.tight_layout()
+    figures.legend_below(fig, ax, ncol=2)
+    return fig
+
+
+def figure_trajectory(results):
+    """Measured rank against validation loss along training, one line per corpus (checkpoints joined,
+    arrows in the direction of training), one panel per width; the main budget."""
+    heads, models = results["heads"], results["models"]
+    budget = main_budget(results)
+    keys = ["corpus", "d_model", "fraction"]
+    rank = heads[heads["budget"] == budget].groupby(keys)[MAIN.kernel].mean()
+    loss = models[models["budget"] == budget].groupby(keys)[MAIN.split].mean()
+    data = pd.DataFrame({"rank": rank, "loss": loss}).reset_index()
+    widths = sorted(set(data["d_model"]))
+    fig, axes = plt.subplots(1, len(widths), figsize=(figures.WIDTH, 3.8), squeeze=False, sharey=True)
+    for ax, width in zip(axes[0], widths, strict=True):
+        for i, (name, group) in enumerate(data[data["d_model"] == width].groupby("corpus")):
+            group = group.sort_values("fraction")
+            ax.plot(group["loss"], group["rank"], marker=figures.MARKERS[i], color=f"C{i}", label=name, ms=5)
+            if len(group) > 1:  # an arrow on the last step: the direction of training
+                ax.annotate("", xy=(group["loss"].iloc[-1], group["rank"].iloc[-1]),
+                            xytext=(group["loss"].iloc[-2], group["rank"].iloc[-2]),
+                            arrowprops=dict(arrowstyle="->", color=f"C{i}"))
+        ax.set(xlabel="validation loss (nats/char)", title=f"d_model = {width}",
+               ylabel="measured R_eff(W_QK)" if ax is axes[0][0] else "")
+        ax.invert_xaxis()  # training runs left to right
+    fig.tight_layout()
+    figures.legend_below(fig, axes[0][0], ncol=3)
+    return fig
+
+
+def figure_learning(results):
+    """Every model's loss at its checkpoints against the tokens it had seen, both budgets on one log axis:
+    the training curves, sampled where the models were measured."""
+    models = results["models"]
+    widths = sorted(set(models["d_model"]))
+    fig, axes = plt.subplots(1, len(widths), figsize=(figures.WIDTH, 3.8), squeeze=False, sharey=True)
+    names = list(dict.fromkeys(c for c in corpora.CORPUS_NAMES if c in set(models["corpus"])))
+    for ax, width in zip(axes[0], widths, strict=True):
+        own = models[models["d_model"] == width]
+        for i, name in enumerate(names):
+            for budget, ls in zip(sorted(set(own["budget"])), ["-", "--"], strict=False):
+                curve = own[(own["corpus"] == name) & (own["budget"] == budget)]
+                for _, seed in curve.groupby("seed"):
+                    ax.plot(seed["tokens"], seed["val_loss"], ls=ls, color=f"C{i}", lw=0.9, alpha=0.7,
+                            marker=figures.MARKERS[i], ms=3, label=name)
+        ax.set_xscale("log")
+        ax.set(xlabel="tokens seen", title=f"d_model = {width}", ylabel="validation loss" if ax is axes[0][0] else "")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    unique = dict(zip(labels, handles, strict=True))
+    fig.tight_layout()
+    for legend in list(fig.legends):
+        legend.remove()
+    fig.legend(unique.values(), unique.keys(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False)
+    return fig
+
+
+def figure_lag_mi(results):
+    """The predictor's data: mutual information between characters k apart, per corpus, above the
+    permutation null's 95 % quantile (dashed, per corpus)."""
+    profile, null = results["lag_mi"], results["lag_mi_null"].set_index("corpus")
+    fig, ax = plt.subplots(figsize=(figures.WIDTH, 4.0))
+    for i, (name, group) in enumerate(profile.groupby("corpus", sort=False)):
+        ax.plot(group["lag"], group["mi"], marker=figures.MARKERS[i], ms=3, color=f"C{i}", label=name)
+        ax.axhline(null.loc[name, "null_q95"], color=f"C{i}", ls=":", lw=0.9)
+    ax.set_yscale("log")
+    ax.set(xlabel="lag k (characters back)", ylabel="I(x_t; x_{t−k})  (nats)")
+    fig.tight_layout()
+    figures.legend_below(fig, ax, ncol=3)
+    return fig
