@@ -36,6 +36,12 @@ def tiny_book() -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_html(tiny_book) -> Path:
+    """The HTML of the tiny book, built once with warnings as errors: its index.html."""
+    return book.build(root=tiny_book, log=lambda *_: None)
+
+
+@pytest.fixture(scope="session")
 def tiny_tables(tiny_book):
     """Read a table a tiny page wrote: ``tiny_tables("surrogate", "table1")``."""
 

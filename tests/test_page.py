@@ -1,0 +1,64 @@
+"""What a page shows: MyST tables with numbers, captions and labels; admonitions for what a reader must know."""
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from entropic.pipeline import config, page, runner, store, verdicts
+from entropic.pipeline.verdicts import Claim
+from entropic.sections import surrogate
+
+
+def test_cells_read_as_numbers_marks_and_dashes_never_nan_or_python_booleans():
+    assert page.cell(True) == "✓" and page.cell(np.bool_(False)) == "✗"
+    assert page.cell(float("nan")) == page.DASH and page.cell(None) == page.DASH
+    assert page.cell(28.5123) == "28.5" and page.cell(3) == "3" and page.cell(0.0) == "0"
+    assert page.cell(5.2e-4) == "5.20×10<sup>-4</sup>"
+    assert page.cell("a|b") == "a\\|b"
+
+
+def test_a_table_is_numbered_captioned_and_explains_its_dashes():
+    frame = pd.DataFrame({"x": [1.0, math.nan], "holds": [True, False]}, index=pd.Index(["a", "b"], name="row"))
+    text = page.table_markdown(frame, "A caption.", "tbl-test", missing="b has no x")
+    assert text.startswith("```{table} A caption.\n:name: tbl-test\n")
+    assert "| row | x | holds |" in text and "| a | 1 | ✓ |" in text and "| b | — | ✗ |" in text
+    assert "—: b has no x." in text and "nan" not in text.lower().replace("name", "")
+    assert page.table_markdown(frame.iloc[:0], "Nothing.", "tbl-empty") == "*Nothing.* No rows at this profile.\n"
+
+
+def test_the_comparison_puts_the_verdict_first_and_shows_each_values_tolerance():
+    rows = [verdicts.row("excess at r = 1", 37.8, Claim("28.5", 28.5, "§4, Table 1"), "deficiency", True, se=0.5),
+            verdicts.row("max |excess|", 1e-3, Claim("≈ 0", None, "§6"), "achievability", True)]
+    text = page.comparison_markdown(verdicts.table(rows), "Cap.", "tbl-c")
+    header = next(line for line in text.splitlines() if line.startswith("| verdict"))
+    assert header.split("|")[1].strip() == "verdict"
+    assert "{bdg-warning}`claim holds, value differs`" in text and "{bdg-success}`reproduced`" in text
+    assert "✗ ±1.4" in text  # 2√2 × 0.5, the tolerance beside the agreement
+    assert verdicts.CRITERIA["deficiency"] in text and verdicts.VALUE_RULE in text
+
+
+def _results(**problems):
+    cfg = config.resolve(surrogate.Config, "surrogate", "tiny")
+    entry = store.Entry("seed0-sweep-abc", {}, "k1", {}, {"device": "CPU (x86_64)"})
+    fields = {"stale": [], "missing": [], "corrupt": []} | problems
+    return runner.Results("surrogate", "paper", {}, "paper", cfg, {"sweep": "k2"}, {}, [entry], **fields)
+
+
+def test_the_banner_names_the_profile_and_turns_every_problem_into_an_admonition():
+    clean = page.banner_markdown(_results())
+    assert "**Shown: profile `paper`.**" in clean and "Computed on: CPU (x86_64)" in clean and "```{" not in clean
+    missing = page.banner_markdown(_results(missing=["a", "b"]))
+    assert "```{warning}\n**Partial results:** 2 of 3 jobs" in missing
+    assert "python -m entropic run surrogate --profile paper --no-book" in missing
+    stale = page.banner_markdown(_results(stale=["seed0-sweep-abc"]))
+    assert "```{warning}\n**Stale results:**" in stale and "--refresh" in stale
+    corrupt = page.banner_markdown(_results(corrupt=[("x", "x.json fails its checksum")], missing=["x"]))
+    assert "**Unreadable results:** 1 stored entries" in corrupt and "x.json fails its checksum" in corrupt
+    shown_instead = page.banner_markdown(_results(), requested="larger")
+    assert "```{note}\nThis book is built at the `larger` profile" in shown_instead
+
+
+def test_the_configuration_sits_in_a_dropdown_and_counts_what_differs():
+    text = page.configuration_markdown(_results(), "tbl-cfg")
+    assert text.startswith("::::{dropdown} All ") and "differ)" in text and ":name: tbl-cfg" in text
