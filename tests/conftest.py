@@ -49,3 +49,24 @@ def tiny_tables(tiny_book):
         return pd.read_csv(paths.TABLES / "tiny" / section / f"{name}.csv", **kwargs)
 
     return read
+
+
+def check_verdicts(table: pd.DataFrame) -> None:
+    """Every verdict of a comparison table follows from its own row: the criterion of its kind, the value
+    rule (``verdicts.value_check`` from ours, the paper's number, the seed standard error) and, for a sign
+    claim, the p-value."""
+    import math
+
+    from entropic.pipeline import verdicts
+
+    for quantity, row in table.iterrows():
+        assert row["criterion"] == verdicts.CRITERIA[row["kind"]], quantity
+        if row["verdict"] == verdicts.UNDEFINED:
+            assert "undefined" in quantity and math.isnan(row["ours"]) and not row["claim holds"]
+            continue
+        claim = verdicts.Claim(row["paper says"], None if pd.isna(row["paper value"]) else row["paper value"], "")
+        agrees, _ = verdicts.value_check(row["ours"], claim, row["se"], bool(row["exact"]), bool(row["upper bound"]))
+        assert agrees == (None if pd.isna(row["value agrees"]) else bool(row["value agrees"])), quantity
+        significant = (bool(row["p"] < verdicts.SIGNIFICANCE) if row["kind"] == "sign" and not pd.isna(row["p"])
+                       else None)
+        assert row["verdict"] == verdicts.verdict(bool(row["claim holds"]), agrees, significant), quantity

@@ -5,12 +5,13 @@ import json
 
 import pytest
 
+from conftest import check_verdicts
 from entropic import paths
-from entropic.pipeline import book, verdicts
+from entropic.pipeline import book
 
 pytestmark = pytest.mark.integration
 SHOWN = ["paper says", "where", "paper value", "ours", "kind", "criterion", "claim holds", "value tolerance",
-         "value agrees", "rtol", "atol", "upper bound", "verdict"]
+         "value agrees", "se", "exact", "upper bound", "p", "verdict"]
 
 
 @pytest.mark.parametrize("section, name", [("surrogate", "table1"), ("ladder", "table2"),
@@ -18,12 +19,7 @@ SHOWN = ["paper says", "where", "paper value", "ours", "kind", "criterion", "cla
 def test_every_page_writes_its_table_beside_the_paper_with_verdicts_from_the_data(tiny_tables, section, name):
     table = tiny_tables(section, name, index_col="quantity")
     assert list(table.columns) == SHOWN
-    for _, row in table.iterrows():
-        assert row["criterion"] == verdicts.CRITERIA[row["kind"]]
-        claim = verdicts.Claim(row["paper says"], None if row["paper value"] != row["paper value"] else
-                               row["paper value"], "")
-        agrees = verdicts.value_agrees(row["ours"], claim, row["rtol"], row["atol"], bool(row["upper bound"]))
-        assert row["verdict"] == verdicts.verdict(bool(row["claim holds"]), agrees)
+    check_verdicts(table)
 
 
 def test_the_surrogate_page_shows_the_deficiency_and_the_floor(tiny_tables):
@@ -33,22 +29,42 @@ def test_the_surrogate_page_shows_the_deficiency_and_the_floor(tiny_tables):
     assert set(sweep.columns) >= {"loss", "final_loss", "tail_median", "tail_max", "steps_run", "unstable"}
 
 
-def test_executed_pages_record_their_parameters_and_show_the_injected_ones(tiny_book):
+def test_executed_pages_record_their_parameters_hide_the_plumbing_and_download_cleanly(tiny_book):
     for name in book.toc_notebooks():
-        nb = json.loads((paths.EXECUTED / f"{name}.ipynb").read_text())
+        text = (paths.EXECUTED / f"{name}.ipynb").read_text()
+        nb = json.loads(text)
         assert nb["metadata"]["entropic"]["profile"] == "tiny"
         tags = [c["metadata"].get("tags", []) for c in nb["cells"]]
         assert any("injected-parameters" in t for t in tags)
-        assert all("remove-cell" in t for t in tags if "parameters" in t)
+        assert all("remove-cell" in t for t in tags if "parameters" in t or "injected-parameters" in t)
+        assert "entropic-setup" in tags[0] and "remove-cell" in tags[0]  # installs the project when launched
+        assert str(paths.ROOT) not in text and "input_path" not in text and "output_path" not in text
+        assert not any(o.get("name") == "stderr" for c in nb["cells"] for o in c.get("outputs", []))
 
 
-def test_the_book_builds_with_banner_configuration_table_and_figures(tiny_book):
-    index = book.build(root=tiny_book, log=lambda *_: None)
+def test_the_book_builds_with_banner_configuration_table_and_figures(tiny_html):
+    index = tiny_html
     figures = {"surrogate": ["fig-surrogate-excess"], "ladder": ["fig-ladder-excess", "fig-ladder-sweep"],
                "attention_native": ["fig-attention-excess", "fig-attention-recovery"]}
-    for name in book.toc_notebooks():
+    for name in book.toc_sections():
         page = (index.parent / "build" / "sections" / f"{name}.html").read_text()
         for figure in figures.get(name, []):
             assert f'id="{figure}"' in page, (name, figure)
         assert "Shown: profile" in page and "differs from the paper" in page
         assert "◀ differs" in page and "verdict" in page
+
+
+def test_prose_pastes_numbers_as_text_and_sentences_as_markdown(tiny_book):
+    """``{glue:text}`` renders a value's plain form, so it must paste a number; a sentence glued as Markdown
+    must be pasted with ``{glue:md}`` (its plain form is a Python repr)."""
+    import re
+
+    from entropic import sections
+    from entropic.pipeline import runner
+
+    for name in book.toc_sections():
+        facts = sections.module(name).facts(runner.run(name, "tiny", compute=False, progress=False))
+        source = (paths.NOTEBOOKS / f"{name}.md").read_text()
+        for role, key in re.findall(r"\{glue:(text|md)\}`" + name + r"_([a-z0-9_]+)", source):
+            assert key in facts, (name, key)
+            assert isinstance(facts[key], str) == (role == "md"), (name, role, key, type(facts[key]))

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from entropic import paths, sections
-from entropic.pipeline import book, runner, store, versions
+from entropic.pipeline import book, page, runner, store, versions
 
 TOY = '''
 """A toy section: each job squares its seed."""
@@ -43,7 +43,7 @@ FAIL_AT = None
 def compare(results):
     total = float(results["squares"]["square"].sum())
     claim = verdicts.Claim("≈ 0", 0.0, "nowhere")
-    return verdicts.table([verdicts.row("sum of squares", total, claim, "achievability", total < 100, atol=1.0)])
+    return verdicts.table([verdicts.row("sum of squares", total, claim, "achievability", total < 100)])
 
 
 def facts(results):
@@ -71,13 +71,13 @@ overrides = {}  # parameter overrides
 ```
 
 ```{code-cell} ipython3
-from entropic.pipeline import runner
+from entropic.pipeline import page, runner
 from entropic.sections import toy as section
 
 results = runner.run("toy", profile, overrides, progress=False)
 table = section.compare(results)
-results.save(table=table)
-runner.glue_facts("toy", section.facts(results))
+page.save(results, table=table)
+page.glue_facts("toy", section.facts(results))
 ```
 '''
 
@@ -136,14 +136,14 @@ def test_stale_entries_are_recomputed_except_in_committed_profiles_where_they_ar
     monkeypatch.setattr(versions, "version_key", lambda module, kind=None: "newer-code")
     flagged = runner.run("toy", "quick", keep_stale=True, progress=False, log=lambda *_: None)
     assert flagged.computed == 0 and len(flagged.stale) == 3
-    assert "computed by an earlier version" in flagged.banner()
+    assert "Stale results" in page.banner_markdown(flagged)
     assert runner.run("toy", "quick", progress=False).computed == 3  # quick is not committed: recomputed
 
 
 def test_custom_parameters_keep_their_own_place_in_the_store(toy):
     runner.run("toy", "quick", progress=False)
     custom = runner.run("toy", "quick", {"seeds": [5]}, progress=False)
-    assert custom.label == "custom" and "seeds=[5]" in custom.banner()
+    assert custom.label == "custom" and "seeds=[5]" in page.banner_markdown(custom)
     assert (paths.RESULTS / "custom" / "toy").is_dir() and len(list((paths.RESULTS / "quick" / "toy").iterdir())) == 3
     assert runner.run("toy", "quick", progress=False).computed == 0
 

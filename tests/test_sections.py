@@ -1,12 +1,12 @@
 """Each section's logic at tiny sizes: jobs, fit, compare, facts — through the results store."""
 
-import pandas as pd
 import pytest
 
+from conftest import check_verdicts
 from entropic import sections
 from entropic.pipeline import runner, verdicts
 
-INTERFACE = ("TITLE", "CLAIMS", "Config", "jobs", "fit", "compare", "facts")
+INTERFACE = ("TITLE", "TABLE", "CLAIMS", "Config", "jobs", "fit", "compare", "facts")
 
 
 def test_the_registry_finds_every_section_module_and_each_has_the_interface():
@@ -30,18 +30,9 @@ def tiny():
     return {name: runner.run(name, "tiny", progress=False) for name in ("surrogate", "ladder", "attention_native")}
 
 
-def _check_verdicts(table: pd.DataFrame):
-    """Every verdict follows from the claim and the value agreement, which follow from the numbers."""
-    for _, row in table.iterrows():
-        assert row["criterion"] == verdicts.CRITERIA[row["kind"]]
-        claim = verdicts.Claim(row["paper says"], None if pd.isna(row["paper value"]) else row["paper value"], "")
-        agrees = verdicts.value_agrees(row["ours"], claim, row["rtol"], row["atol"], row["upper bound"])
-        assert row["verdict"] == verdicts.verdict(row["claim holds"], agrees)
-
-
 def test_surrogate_deficiency_is_checked_at_every_rank_below_r_star(tiny):
     table = sections.module("surrogate").compare(tiny["surrogate"])
-    _check_verdicts(table)
+    check_verdicts(table)
     assert [q for q in table.index if q.startswith("excess at r =")] == ["excess at r = 1", "excess at r = 2"]
     assert table.loc["excess at r = 1", "claim holds"] and table.loc["excess at r = 1", "paper says"] == "28.5"
     sweep = tiny["surrogate"]["sweep"]
@@ -60,7 +51,7 @@ def test_paper_numbers_appear_only_for_the_papers_setting():
 def test_ladder_finds_the_break_at_b1_with_a_full_rank_control(tiny):
     module = sections.module("ladder")
     table = module.compare(tiny["ladder"])
-    _check_verdicts(table)
+    check_verdicts(table)
     assert table["claim holds"].all()
     facts = module.facts(tiny["ladder"])
     assert facts["break"] == "B1" and facts["control_rank"] == 6  # d = 6 at the tiny profile
@@ -73,7 +64,7 @@ def test_attention_native_grid_has_one_row_per_teacher_and_r_star(tiny):
     assert list(cells.index) == [("linear_qk", 1), ("linear_qk", 2), ("softmax_qk", 1), ("softmax_qk", 2)]
     assert (cells.loc[("softmax_qk", 2), "R̃_eff(K*)"] < 2)  # eq. (8): the teacher's own energy rank is below r*
     table = module.compare(tiny["attention_native"])
-    _check_verdicts(table)
+    check_verdicts(table)
     assert table.loc["softmax_qk: mean excess at r = r*−1", "claim holds"]
     assert set(table["verdict"]) <= set(verdicts.VERDICTS)
 
@@ -92,7 +83,7 @@ def tiny_new():
 def test_predictability_rows_follow_the_stated_criteria(tiny_new):
     module = sections.module("predictability")
     table = module.compare(tiny_new["predictability"])
-    _check_verdicts(table)
+    check_verdicts(table)
     est = tiny_new["predictability"]["estimates"]
     linear = est[est["teacher"] == "linear_qk"]
     holds = verdicts.tracks_teacher(linear["v_known_energy_rank"], linear["teacher_energy_rank"])
@@ -107,7 +98,7 @@ def test_ablation_has_one_row_per_spectrum_and_recovery_tracks_the_teacher(tiny_
     assert list(cells.index) == ["sharp", "power_law", "flat"]
     assert cells.loc["flat", "R̃_eff(K*)"] == pytest.approx(2.0)  # r* = 2 at the tiny profile
     table = module.compare(tiny_new["ablation"])
-    _check_verdicts(table)
+    check_verdicts(table)
     assert table.loc["flat: mean excess at r = r*−1", "claim holds"]
 
 

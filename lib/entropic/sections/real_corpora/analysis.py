@@ -268,25 +268,32 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
     rows.append({"key": "ffn", **(verdicts.undefined(what, CLAIMS["ffn"], "no relationship", few) if found is None
                                   else verdicts.row(what, found[0], CLAIMS["ffn"], "no relationship",
                                                     found[1] >= verdicts.SIGNIFICANCE, se=found[2], p_value=found[1]))})
-    variation = measure_variation(results, reading, seeds)
-    widest = float(variation.drop(columns="predictor").max().max())
-    predictor_cv = float(variation["predictor"].iloc[0])
-    rows.append({"key": "measure_cv", **verdicts.row(
-        f"largest across-corpus CV of the five measures, any width [< the predictor's {predictor_cv:.3g}]", widest,
-        CLAIMS["measure_cv"], "range", widest < predictor_cv, upper_bound=True,
-        se=se(seeds, lambda f: _largest_cv(f, reading)))})
-    by_corpus = pred.assign(seed=pred["corpus"])  # the predictor has no seeds: its spread is over corpora
-    rows.append({"key": "predictor_cv", **verdicts.row(
-        f"across-corpus CV of the predictor, {PREDICTORS[reading.predictor]} [> every measure's, max {widest:.3g}]",
-        predictor_cv, CLAIMS["predictor_cv"], "range", predictor_cv > widest,
-        se=se(by_corpus, lambda f: stats.coefficient_of_variation(f[reading.predictor])))})
+    corpora_found = f"{len(pred)} corpora (needs {MIN_CORPORA})"
+    if len(pred) >= MIN_CORPORA:
+        variation = measure_variation(results, reading, seeds)
+        widest = float(variation.drop(columns="predictor").max().max())
+        predictor_cv = float(variation["predictor"].iloc[0])
+        rows.append({"key": "measure_cv", **verdicts.row(
+            f"largest across-corpus CV of the five measures, any width [< the predictor's {predictor_cv:.3g}]",
+            widest, CLAIMS["measure_cv"], "range", widest < predictor_cv, upper_bound=True,
+            se=se(seeds, lambda f: _largest_cv(f, reading)))})
+        by_corpus = pred.assign(seed=pred["corpus"])  # the predictor has no seeds: its spread is over corpora
+        rows.append({"key": "predictor_cv", **verdicts.row(
+            f"across-corpus CV of the predictor, {PREDICTORS[reading.predictor]} [> every measure's, max "
+            f"{widest:.3g}]", predictor_cv, CLAIMS["predictor_cv"], "range", predictor_cv > widest,
+            se=se(by_corpus, lambda f: stats.coefficient_of_variation(f[reading.predictor])))})
+    else:
+        rows += [{"key": key, **verdicts.undefined(f"across-corpus CV ({key})", CLAIMS[key], "range", corpora_found)}
+                 for key in ("measure_cv", "predictor_cv")]
     share, holds = _full_rank(pred, reading)
     rows.append({"key": "ridge", **verdicts.row(f"ridge operator: min over corpora of its rank / T "
                                                 f"({reading.full_rank})", share, CLAIMS["ridge"], "range", holds)})
-    count = len(separated(results, reading.separates)) if len(pred) >= MIN_CORPORA else np.nan
-    rows.append({"key": "repeat", **verdicts.row(f"corpora the repeat operator separates (robust z > "
-                                                 f"{reading.separates:g}) of {len(pred)} [= 1]", count,
-                                                 CLAIMS["repeat"], "range", count == 1, exact=True)})
+    what = f"corpora the repeat operator separates (robust z > {reading.separates:g}) of {len(pred)} [= 1]"
+    if len(pred) >= MIN_CORPORA:
+        count = len(separated(results, reading.separates))
+        rows.append({"key": "repeat", **verdicts.row(what, count, CLAIMS["repeat"], "range", count == 1, exact=True)})
+    else:
+        rows.append({"key": "repeat", **verdicts.undefined(what, CLAIMS["repeat"], "range", corpora_found)})
     return rows
 
 
@@ -340,6 +347,8 @@ def specification(results) -> pd.DataFrame:
         columns[label] = {r["key"]: None if r["verdict"] == verdicts.UNDEFINED else
                           bool(r["claim holds"] and r["verdict"] != verdicts.NOT_SIGNIFICANT) for r in rows}
     frame = pd.DataFrame(columns)
+    if frame.empty:  # no reading the stored rows support (e.g. a single corpus)
+        return pd.DataFrame({"flips on": pd.Series(dtype=object)}).rename_axis("claim")
     flips = []
     for _, row in frame.iterrows():
         main = row["main"]

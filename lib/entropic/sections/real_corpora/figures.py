@@ -67,7 +67,7 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
     if len(steps):
         out["trajectory_text"] = _trajectory_text(steps)
     spec = analysis.specification(results) if spec is None else spec
-    robust = spec["flips on"].str.endswith("every reading")
+    robust = spec["flips on"].astype(str).str.endswith("every reading")
     out |= {"spec_claims": len(spec), "spec_robust": int(robust.sum()),
             "spec_flipping": ", ".join(f"`{claim}` (on {row['flips on']})" for claim, row in spec[~robust].iterrows())
             or "none"}
