@@ -65,15 +65,16 @@ def test_the_same_bad_value_fails_the_same_way_from_yaml_cli_and_notebook(tmp_pa
 
     with pytest.raises(ValueError) as direct:  # the notebook's route: runner.run(section, profile, overrides)
         runner.run("surrogate", "quick", {"sigma": -1}, progress=False)
-    message = str(direct.value)
+    check = "sigma must be a number in [0, 10], got -1"
+    assert str(direct.value) == f"notebooks/params/quick.yaml, section surrogate (overrides: sigma): {check}"
     cli = subprocess.run([sys.executable, "-m", "entropic", "run", "surrogate", "sigma=-1", "--no-book"],
                          capture_output=True, text=True)
-    assert cli.returncode == 2 and cli.stderr.strip().endswith(message)
+    assert cli.returncode == 2 and cli.stderr.strip() == f"error: {direct.value}"
     (tmp_path / "bad.yaml").write_text("surrogate:\n  sigma: -1\n")
     monkeypatch.setattr(paths, "PROFILES", tmp_path)
     with pytest.raises(ValueError) as from_yaml:
         runner.plan("surrogate", "bad")
-    assert str(from_yaml.value) == message
+    assert str(from_yaml.value).endswith(f"bad.yaml, section surrogate: {check}")
 
 
 def test_unknown_profiles_and_sections_name_the_known_ones():

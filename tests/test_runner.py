@@ -1,6 +1,7 @@
 """The pipeline around the store: compute what is missing, resume, recompute the corrupt, flag the stale,
 keep custom runs apart; and a toy section that needs only its module and notebook."""
 
+import re
 import sys
 import textwrap
 
@@ -31,13 +32,18 @@ def jobs(cfg):
 
 
 def fit(job):
-    CALLS.append(job.params["seed"])
-    if job.params["seed"] == FAIL_AT:
+    # The test's switches are read through globals(): a value a fit function names is part of its version
+    # key, and these change between runs of one test.
+    state = globals()
+    state["CALLS"].append(job.params["seed"])
+    if job.params["seed"] == state["FAIL_AT"]:
         raise KeyboardInterrupt
+    if job.params["seed"] == state["NAN_AT"]:
+        return {"squares": [{"seed": job.params["seed"], "square": float("nan")}]}
     return {"squares": [{"seed": job.params["seed"], "square": job.params["seed"] ** 2}]}
 
 
-FAIL_AT = None
+FAIL_AT = NAN_AT = None
 
 
 def compare(results):
@@ -99,7 +105,7 @@ def toy(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "TABLES", tmp_path / "tables")
     module = sections.module("toy")
     module.CALLS.clear()
-    module.FAIL_AT = None
+    module.FAIL_AT = module.NAN_AT = None
     yield module
     sys.modules.pop("entropic.sections.toy", None)
 
@@ -114,7 +120,8 @@ def test_a_section_runs_through_the_store_and_a_second_run_computes_nothing(toy)
 
 def test_an_interrupted_run_says_what_was_stored_and_resumes_where_it_stopped(toy):
     toy.FAIL_AT = 2
-    with pytest.raises(runner.Interrupted, match=r"2 of 3 jobs stored .*run the same command again"):
+    with pytest.raises(runner.Interrupted, match=r"2 of 3 jobs of toy are stored .*"
+                       r"`python -m entropic run toy --profile quick --no-book` resumes"):
         runner.run("toy", "quick", progress=False)
     toy.FAIL_AT = None
     toy.CALLS.clear()
@@ -182,3 +189,60 @@ def test_entries_no_current_job_reads_are_listed_as_orphans(toy):
     stray = paths.RESULTS / "quick" / "toy" / "seed9-0000000000.json"
     stray.write_text("{}")
     assert runner.orphans("toy", "quick") == [stray]
+
+
+def _cli(args, capsys) -> tuple[int, str]:
+    from entropic.__main__ import main
+
+    code = main(args)
+    return code, capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize("profile_text, args, code, message", [
+    ("surogate:\n  seeds: [0]\n", ["run", "toy", "--no-book"], 2, r"quick\.yaml names no section \['surogate'\]"),
+    ("toy: [1, 2\n", ["run", "toy", "--no-book"], 2, r"quick\.yaml is not valid YAML \(line \d+, column \d+\)"),
+    ("toy:\n  seeds: [0, 0]\n", ["run", "toy", "--no-book"], 2, r"quick\.yaml, section toy: seeds holds duplicates"),
+    ("other_section_only: {}\n", ["run", "toy", "--no-book"], 2, "names no section"),
+    ("toy:\n  seeds: [0]\n", ["run", "toy", "colour=red", "--no-book"], 2, r"unknown parameter\(s\) \['colour'\]"),
+    ("toy:\n  seeds: [0]\n", ["run", "toy", "--no-book", "--cluster", "sometimes"], 2, "--cluster must be"),
+    ("toy:\n  seeds: [0]\n", ["run", "nosuch", "--no-book"], 2, "unknown section 'nosuch'"),
+    ("toy:\n  seeds: [0]\n", ["run", "toy", "--profile", "huge", "--no-book"], 2, "unknown profile 'huge'"),
+])
+def test_every_fault_of_the_input_is_one_line_before_any_work(toy, capsys, profile_text, args, code, message):
+    (paths.PROFILES / "quick.yaml").write_text(profile_text)
+    got, err = _cli(args, capsys)
+    assert got == code and len(err.splitlines()) == 1 and err.startswith("error: "), err
+    assert re.search(message, err), err
+    assert toy.CALLS == []  # nothing ran
+
+
+def test_an_unwritable_store_is_refused_before_any_job_runs(toy, capsys, monkeypatch, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setattr(paths, "RESULTS", blocker / "results")  # a folder that cannot be made
+    got, err = _cli(["run", "toy", "--no-book"], capsys)
+    assert got == 2 and "cannot write results to" in err and "ENTROPIC_RESULTS" in err and toy.CALLS == []
+
+
+def test_a_job_producing_nan_names_itself_and_its_parameters_and_stores_nothing(toy, capsys):
+    toy.NAN_AT = 1
+    got, err = _cli(["run", "toy", "--no-book"], capsys)
+    assert got == 1 and "job seed1 of toy produced non-finite numbers in squares.square" in err and "seed=1" in err
+    assert not store.Store("quick", "toy").path(toy.jobs(runner.plan("toy", "quick")[1])[1]).exists()
+
+
+def test_an_interrupt_counts_what_is_stored_and_gives_the_command_that_resumes(toy, capsys):
+    toy.FAIL_AT = 1
+    got, err = _cli(["run", "toy", "--force", "--no-book"], capsys)
+    assert got == 130 and "1 of 3 jobs of toy are stored" in err and "--force" not in err.split("`")[1]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["run", "surrogate", "sigma=1e999", "--no-book"], "sigma must be a number in"),
+    (["run", "surrogate", "lr=1e30", "--no-book"], "lr must be a number in"),
+    (["run", "surrogate", "n=-3", "--no-book"], "n must be a positive integer"),
+    (["run", "attention_native", "r_stars=[1,40]", "--no-book"], "r_stars must lie in"),
+])
+def test_absurd_numbers_are_refused_naming_the_file_section_and_parameter(capsys, args, message):
+    got, err = _cli(args, capsys)
+    assert got == 2 and message in err and "quick.yaml, section" in err and len(err.splitlines()) == 1

@@ -98,12 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "run" and args.no_book:
             return 0
         pages = args.profile if args.command == "book" else args.book_profile
-        for name in book.toc_notebooks():
-            # The book shows every section: this one with the given parameters, the others at the book's profile.
-            if name in names and args.command == "run":
-                book.execute(name, args.profile, overrides)
-            else:
-                book.execute(name, pages, {})
+        # The book shows every section: this one with the given parameters, the others at the book's profile.
+        book.execute_all([(name, args.profile, overrides) if name in names and args.command == "run"
+                          else (name, pages, {}) for name in book.toc_notebooks()])
         if not getattr(args, "no_html", False) and not os.environ.get("ENTROPIC_NO_HTML"):
             book.build()
     except runner.Interrupted as stop:

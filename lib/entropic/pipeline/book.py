@@ -180,6 +180,22 @@ def _placeholder(notebook, section: str, profile: str):
     return page
 
 
+def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, log=print) -> list[Path]:
+    """Render several pages, ``(name, profile, overrides)`` each, ``workers`` at a time (default: one per
+    CPU core; each page runs in its own kernel process). Errors are raised after every page has run, the
+    first one first, so one failing page does not stop the others."""
+    import concurrent.futures
+    import os
+
+    workers = workers or int(os.environ.get("ENTROPIC_PAGE_WORKERS", 0)) or os.cpu_count() or 1
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(execute, name, profile, overrides, log=log) for name, profile, overrides in pages]
+    errors = [f.exception() for f in futures if f.exception() is not None]
+    if errors:
+        raise errors[0]
+    return [f.result() for f in futures]
+
+
 def toc_notebooks(root: Path = paths.ROOT) -> list[str]:
     """The executed notebooks the book shows (sections and pages), in the order of ``_toc.yml``."""
     import yaml

@@ -9,7 +9,7 @@ one-line ``ValueError`` from YAML, the command line and a notebook, before any w
 from __future__ import annotations
 
 import ast
-import dataclasses
+import math
 from dataclasses import dataclass, field, fields
 
 import pandas as pd
@@ -25,22 +25,49 @@ def param(default, help: str, check=None, stated: bool = True):
     return field(default=default, metadata={"help": help, "check": check, "stated": stated})
 
 
+# Every number must be finite and below a stated ceiling: ``1e999`` (inf) or ``lr=1e30`` is refused here,
+# naming the parameter, instead of training on NaN. The ceilings are far above any sensible value.
+CEILING_INT = 10**9
+CEILING = 1e6
+
+
 def positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= CEILING_INT:
+        raise ValueError(f"{name} must be a positive integer (at most {CEILING_INT:.0e}), got {value!r}")
     return value
 
 
-def positive(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
+def _number(name, value, low: float, high: float, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high or (what == "positive" and value == 0):
+        raise ValueError(f"{name} must be a finite {what} number up to {high:g}, got {value!r}")
     return float(value)
+
+
+def positive(name, value):
+    return _number(name, value, 0.0, CEILING, "positive")
 
 
 def non_negative(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
-    return float(value)
+    return _number(name, value, 0.0, CEILING, "non-negative")
+
+
+def bounded(low: float, high: float, include_low: bool = False):
+    """A finite number in (low, high], or [low, high] with ``include_low``: a stated range for parameters
+    whose larger values can only fail (a learning rate of 10³⁰, a noise level of 10⁹⁹⁹)."""
+    opening = "[" if include_low else "("
+
+    def check(name, value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or not low <= value <= high or (value == low and not include_low):
+            raise ValueError(f"{name} must be a number in {opening}{low:g}, {high:g}], got {value!r}")
+        return float(value)
+    return check
+
+
+learning_rate = bounded(0.0, 1.0)  # Adam and AdamW diverge far below 1
+noise_level = bounded(0.0, 10.0, include_low=True)  # σ: the tasks' signals are of order 1
+scale = bounded(0.0, 10.0)  # initialization multipliers
 
 
 def flag(name, value):
@@ -146,14 +173,34 @@ def available_profiles() -> list[str]:
     return sorted(p.stem for p in paths.PROFILES.glob("*.yaml"))
 
 
+def profile_path(profile: str):
+    return paths.PROFILES / f"{profile}.yaml"
+
+
+def _shown_path(path) -> str:
+    return str(path.relative_to(paths.ROOT)) if path.is_relative_to(paths.ROOT) else str(path)
+
+
 def load_profile(profile: str) -> dict[str, dict]:
-    """``section -> overrides`` of a profile file; an unknown profile names the available ones."""
-    path = paths.PROFILES / f"{profile}.yaml"
+    """``section -> overrides`` of a profile file. An unknown profile names the available ones; malformed
+    YAML, a section name that is no section, or a mapping of the wrong shape names the file (and line)."""
+    from .. import sections
+
+    path = profile_path(profile)
     if not path.is_file():
         raise ValueError(f"unknown profile {profile!r}; available: {available_profiles()}")
-    data = yaml.safe_load(path.read_text()) or {}
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        problem = getattr(error, "problem", None) or type(error).__name__
+        raise ValueError(f"{_shown_path(path)} is not valid YAML{where}: {problem}") from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) or v is None for v in data.values()):
-        raise ValueError(f"profile {path} must map section names to mappings of parameter overrides")
+        raise ValueError(f"{_shown_path(path)} must map section names to mappings of parameter overrides")
+    unknown = sorted(set(data) - set(sections.names()))
+    if unknown:
+        raise ValueError(f"{_shown_path(path)} names no section {unknown}; sections: {sections.names()}")
     return {name: dict(values or {}) for name, values in data.items()}
 
 
@@ -185,14 +232,19 @@ def parse_overrides(items: list[str]) -> dict:
 
 
 def resolve(config_class: type[SectionConfig], section: str, profile: str, overrides: dict | None = None):
-    """The section's ``Config``: the paper's values, then the profile's overrides, then ``overrides``."""
-    params = load_profile(profile).get(section, {})
-    params.update(overrides or {})
+    """The section's ``Config``: the paper's values, then the profile's overrides, then ``overrides``. A
+    profile without an entry for the section is an error (an empty entry, ``section: {}``, means the
+    paper's values), so a new section cannot silently run at the paper's sizes under a small profile. A
+    bad value names the profile file and the section."""
+    loaded = load_profile(profile)
+    if section not in loaded:
+        raise ValueError(f"{_shown_path(profile_path(profile))} has no entry for section {section!r}; add "
+                         f"`{section}: {{}}` for the paper's values, or the overrides this profile needs")
+    params = {**loaded[section], **(overrides or {})}
     try:
         return config_class.from_params(params)
-    except TypeError as error:  # a dataclass refusing an argument: report it like the checks do
-        raise ValueError(str(error)) from error
+    except (TypeError, ValueError) as error:  # a dataclass refusing an argument is reported like the checks
+        source = f" (overrides: {', '.join(overrides)})" if overrides else ""
+        raise ValueError(f"{_shown_path(profile_path(profile))}, section {section}{source}: {error}") from None
 
 
-def replace(cfg: SectionConfig, **changes) -> SectionConfig:
-    return dataclasses.replace(cfg, **changes)

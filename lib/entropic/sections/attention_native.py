@@ -18,11 +18,12 @@ from ..pipeline import figures, verdicts
 from ..pipeline.config import (
     SectionConfig,
     distinct_ints,
-    non_negative,
+    learning_rate,
+    noise_level,
     one_of,
     param,
-    positive,
     positive_int,
+    scale,
     some_of,
 )
 from ..pipeline.store import Job
@@ -50,11 +51,11 @@ class Config(SectionConfig):
     teachers: tuple = param(TEACHERS, "teacher (and student) types of eq. 9", some_of(*TEACHERS))
     n: int = param(3000, "training sequences per task", positive_int)
     seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed and r*", distinct_ints(0))
-    sigma: float = param(0.05, "observation noise standard deviation", non_negative)
+    sigma: float = param(0.05, "observation noise standard deviation", noise_level)
     steps: int = param(1500, "Adam steps of the rank sweep r = 1 … 2r*", positive_int)
     recovery_steps: int = param(2500, "Adam steps of the over-parameterized (r = d) students", positive_int)
-    recovery_init: float = param(0.3, "initialization scale of W_Q, W_K for recovery (App. C.4)", positive)
-    lr: float = param(0.01, "Adam learning rate, full batch", positive)
+    recovery_init: float = param(0.3, "initialization scale of W_Q, W_K for recovery (App. C.4)", scale)
+    lr: float = param(0.01, "Adam learning rate, full batch", learning_rate)
     spectrum: str = param("sharp", "teacher spectrum: sharp (eq. 8), power_law or flat (App. D)", one_of(*SPECTRA))
     stop: str = param("fixed", "stop rule: fixed (the paper's steps) or converged", one_of(*STOP_RULES))
 

@@ -21,10 +21,10 @@ from ..pipeline.config import (
     SectionConfig,
     distinct_ints,
     flag,
-    non_negative,
+    learning_rate,
+    noise_level,
     one_of,
     param,
-    positive,
     positive_int,
     some_of,
 )
@@ -51,11 +51,11 @@ class Config(SectionConfig):
     T: int = param(12, "tokens per sequence", positive_int)
     d: int = param(10, "width", positive_int)
     r_star: int = param(3, "rank of the fixed teacher operator A*", positive_int)
-    sigma: float = param(0.05, "observation noise standard deviation", non_negative)
+    sigma: float = param(0.05, "observation noise standard deviation", noise_level)
     n: int = param(3000, "training sequences per seed", positive_int)
     seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed", distinct_ints(0))
     steps: int = param(1500, "Adam steps for every student", positive_int)
-    lr: float = param(0.01, "Adam learning rate, full batch", positive)
+    lr: float = param(0.01, "Adam learning rate, full batch", learning_rate)
     rungs: tuple = param(tuple(LADDER), "ladder rungs to train", some_of(*LADDER))
     sweep: bool = param(False, "also train every rank r = 1 … 2r* (the paper reports r = r* only)", flag)
     stop: str = param("fixed", "stop rule: fixed (the paper's steps) or converged", one_of(*STOP_RULES))

@@ -14,7 +14,7 @@ import pandas as pd
 from ..engine.attention_estimators import predict_rank
 from ..engine.tasks import SPECTRA, TEACHERS, make_attention_task
 from ..pipeline import figures, verdicts
-from ..pipeline.config import SectionConfig, distinct_ints, non_negative, one_of, param, positive, positive_int, some_of
+from ..pipeline.config import SectionConfig, distinct_ints, noise_level, one_of, param, positive, positive_int, some_of
 from ..pipeline.store import Job
 from ..pipeline.verdicts import Claim
 
@@ -50,7 +50,7 @@ class Config(SectionConfig):
     teachers: tuple = param(TEACHERS, "teacher types of eq. 9", some_of(*TEACHERS))
     n: int = param(3000, "sequences per task", positive_int)
     seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed and r*", distinct_ints(0))
-    sigma: float = param(0.05, "observation noise standard deviation", non_negative)
+    sigma: float = param(0.05, "observation noise standard deviation", noise_level)
     spectrum: str = param("sharp", "teacher spectrum: sharp (eq. 8), power_law or flat (App. D)", one_of(*SPECTRA))
     shrink_multiple: float = param(1.0, "nuclear-norm shrinkage level, in units of the K-step's noise edge "
                                    "(our choice; the paper states none)", positive)

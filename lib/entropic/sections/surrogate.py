@@ -17,7 +17,16 @@ from ..engine.protocol import RECOVERY_STOP
 from ..engine.tasks import SPECTRA, make_surrogate_task
 from ..engine.train import STOP_RULES, StopRule, rank_sweep, train
 from ..pipeline import figures, verdicts
-from ..pipeline.config import SectionConfig, distinct_ints, non_negative, one_of, param, positive, positive_int
+from ..pipeline.config import (
+    SectionConfig,
+    distinct_ints,
+    learning_rate,
+    noise_level,
+    one_of,
+    param,
+    positive_int,
+    scale,
+)
 from ..pipeline.store import Job
 from ..pipeline.verdicts import Claim
 
@@ -42,13 +51,13 @@ class Config(SectionConfig):
     T: int = param(16, "tokens per sequence", positive_int)
     d: int = param(12, "width", positive_int)
     r_star: int = param(3, "rank of the teacher operator A*", positive_int)
-    sigma: float = param(0.05, "observation noise standard deviation", non_negative)
+    sigma: float = param(0.05, "observation noise standard deviation", noise_level)
     n: int = param(3000, "training sequences per seed", positive_int)
     seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed", distinct_ints(0))
     steps: int = param(1500, "Adam steps of the rank sweep r = 1 … 2r*", positive_int)
     recovery_steps: int = param(2500, "Adam steps of the over-parameterized (r = T) student", positive_int)
-    recovery_init: float = param(0.3, "initialization scale of the recovery student", positive)
-    lr: float = param(0.01, "Adam learning rate, full batch", positive)
+    recovery_init: float = param(0.3, "initialization scale of the recovery student", scale)
+    lr: float = param(0.01, "Adam learning rate, full batch", learning_rate)
     spectrum: str = param("sharp", "teacher spectrum: sharp (eq. 8), power_law or flat (App. D)", one_of(*SPECTRA))
     stop: str = param("fixed", "stop rule: fixed (the paper's steps) or converged", one_of(*STOP_RULES))
 
