@@ -1,0 +1,145 @@
+"""Jobs on a Dask cluster: a real LocalCluster of worker processes on this machine, at tiny sizes.
+
+The distributed results equal the in-process ones bit for bit; a worker killed mid-sweep loses only its
+job; an interrupted client loses nothing stored and the next run computes only what is missing."""
+
+import os
+import signal
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+import torch
+
+from entropic import paths, sections
+from entropic.pipeline import cluster, runner, store
+
+pytestmark = pytest.mark.integration
+
+SLOW = '''
+"""A section whose jobs take a second each (a cluster test: slow enough to kill a worker mid-sweep)."""
+import time
+from dataclasses import dataclass
+
+from ..pipeline import verdicts
+from ..pipeline.config import SectionConfig, distinct_ints, param
+from ..pipeline.store import Job
+
+TITLE = "slow"
+TABLE = "tbl-slow"
+CLAIMS = {}
+
+
+@dataclass(frozen=True)
+class Config(SectionConfig):
+    seeds: tuple = param((0, 1, 2, 3, 4, 5), "seeds", distinct_ints(0))
+
+
+def jobs(cfg):
+    return [Job(f"seed{s}", {"seed": s}) for s in cfg.seeds]
+
+
+def fit(job):
+    time.sleep(1.0)
+    return {"squares": [{"seed": job.params["seed"], "square": job.params["seed"] ** 2}]}
+
+
+def compare(results):
+    return verdicts.table([])
+
+
+def facts(results):
+    return {}
+'''
+
+
+@pytest.fixture(scope="module")
+def scheduler():
+    """A LocalCluster of two single-threaded worker processes; yields (scheduler address, client)."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=40) as local, Client(local) as client:
+        yield local.scheduler_address, client
+
+
+@pytest.fixture
+def slow_section(tmp_path, monkeypatch):
+    """The slow section as a real module of the package (worker processes import it from there), with a
+    profile of its own; removed afterwards."""
+    module = paths.SECTIONS / "slow.py"
+    assert not module.exists()
+    module.write_text(textwrap.dedent(SLOW))
+    (tmp_path / "quick.yaml").write_text("slow: {}\n")
+    monkeypatch.setattr(paths, "PROFILES", tmp_path)
+    try:
+        yield
+    finally:
+        module.unlink()
+        sys.modules.pop("entropic.sections.slow", None)
+
+
+def test_a_section_on_the_cluster_stores_exactly_what_a_local_run_stores(scheduler, tmp_path, monkeypatch):
+    address, _ = scheduler
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "local")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as each worker does: the same reductions, the same bits
+    try:
+        here = runner.run("surrogate", "tiny", progress=False)
+    finally:
+        torch.set_num_threads(threads)
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "distributed")
+    there = runner.run("surrogate", "tiny", progress=False, cluster=address)
+    assert there.computed == len(here.entries) > 0
+    assert [e.tables for e in there.entries] == [e.tables for e in here.entries]
+    assert [e.key for e in there.entries] == [e.key for e in here.entries]
+    assert all(e.provenance["worker"] for e in there.entries)
+    assert all(not e.provenance.get("worker") for e in here.entries)
+
+
+def test_a_worker_killed_mid_sweep_loses_only_its_job(scheduler, slow_section, tmp_path, monkeypatch):
+    address, client = scheduler
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    pids = list(client.run(os.getpid).values())
+
+    def kill_one():
+        time.sleep(1.5)
+        os.kill(pids[0], signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    results = runner.run("slow", "quick", progress=False, cluster=address)
+    killer.join()
+    assert results.computed == 6 and not results.missing
+    assert sorted(results["squares"]["seed"]) == [0, 1, 2, 3, 4, 5]  # every job stored, each once
+    assert len(list((paths.RESULTS / "quick" / "slow").glob("*.json"))) == 6
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker
+
+
+def test_an_interrupted_client_resumes_from_what_is_stored(scheduler, slow_section, tmp_path, monkeypatch):
+    address, _ = scheduler
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    real = cluster.map_jobs
+
+    def interrupted_after_two(*args, **kwargs):
+        for count, item in enumerate(real(*args, **kwargs)):
+            yield item
+            if count == 1:
+                raise KeyboardInterrupt
+
+    monkeypatch.setattr(cluster, "map_jobs", interrupted_after_two)
+    with pytest.raises(runner.Interrupted, match=r"2 of 6 jobs of slow are stored"):
+        runner.run("slow", "quick", progress=False, cluster=address)
+    monkeypatch.setattr(cluster, "map_jobs", real)
+    resumed = runner.run("slow", "quick", progress=False, cluster=address)
+    assert resumed.computed == 4 and len(resumed.entries) == 6
+
+
+def test_a_worker_running_other_code_refuses_naming_both_keys():
+    job = store.Job("seed0-data", {"kind": "data_only", "seed": 0, "T": 8, "d": 6, "r_star": 2, "sigma": 0.05,
+                                   "n": 50, "spectrum": "sharp"})
+    with pytest.raises(cluster.JobFailed, match=r"runs other code than the client .*client not-the-key"):
+        cluster._work("surrogate", job, "not-the-key", None, 1)
+    assert "surrogate" in sections.names()
