@@ -5,4 +5,9 @@ estimators: knows no section), ``sections`` (one module per paper section) and `
 the results store, verdicts, figures, papermill and the book). ``paths`` says where everything lives.
 """
 
-__version__ = "0.2.0"
+import importlib.metadata
+
+try:  # one version, pyproject.toml's
+    __version__ = importlib.metadata.version("entropic")
+except importlib.metadata.PackageNotFoundError:  # a copy on PYTHONPATH without installing (a GPU machine)
+    __version__ = "unknown"

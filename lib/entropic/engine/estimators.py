@@ -16,8 +16,6 @@ import torch
 from . import spectral
 from .tasks import Task
 
-_EPS = float(torch.finfo(torch.float32).eps)  # the tasks store X and Y in float32
-
 
 @dataclass(frozen=True)
 class OperatorEstimate:

@@ -20,8 +20,13 @@ def _vector(x, label: str) -> np.ndarray:
 
 
 def coefficient_of_variation(x, ddof: int = 0) -> float:
-    """std(x) / mean(x) (population std by default), as CV_seed of App. C.5."""
-    v = _vector(x, "coefficient_of_variation")
+    """std(x) / |mean(x)| (population std by default): App. C.5's CV_seed over seeds, or a spread across
+    corpora. 0 for a single value (no spread to measure); a zero mean raises ValueError."""
+    v = np.asarray(x, dtype=np.float64).ravel()
+    if v.size == 0 or not np.isfinite(v).all():
+        raise ValueError(f"coefficient_of_variation needs finite values, got {v}")
+    if v.size == 1:
+        return 0.0
     if v.mean() == 0:
         raise ValueError(f"the mean of {v} is zero: CV undefined")
     return float(v.std(ddof=ddof) / abs(v.mean()))

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..engine.statistics import coefficient_of_variation  # noqa: F401  (CV_seed, used by the sections)
+
 FLOOR_BAND = 0.05  # |excess| ≤ 5 % of the noise floor: at the floor; > 5 % for every seed: clearly above
 RECOVERY_TOLERANCE = 0.10  # |R̃_eff(learned) − R̃_eff(teacher)| ≤ 10 % of R̃_eff(teacher)
 CV_THRESHOLD = 0.10  # the paper's seed-stability threshold (§6, App. B.3)
@@ -134,15 +136,9 @@ def increasing(means) -> bool:
     return bool(np.all(np.diff(np.asarray(means, dtype=float)) > 0))
 
 
-def coefficient_of_variation(values) -> float:
-    """std / mean over seeds (population std, App. C.5's CV_seed); 0 for a single seed."""
-    values = np.asarray(values, dtype=float)
-    return float(values.std() / values.mean()) if len(values) > 1 else 0.0
-
-
-def seed_stable(values) -> bool:
-    """Seed stability: CV_seed ≤ CV_THRESHOLD."""
-    return coefficient_of_variation(values) <= CV_THRESHOLD
+def seed_stable(cv: float) -> bool:
+    """Seed stability: a CV_seed (``coefficient_of_variation`` over seeds) at most CV_THRESHOLD."""
+    return bool(cv <= CV_THRESHOLD)
 
 
 # --- the value rule ---------------------------------------------------------------------------------

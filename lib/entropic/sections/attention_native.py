@@ -155,7 +155,7 @@ def compare(results) -> pd.DataFrame:
         rec = results["recovery"][results["recovery"]["teacher"] == teacher]
         worst = _max_cv(rec)
         rows.append(verdicts.row(f"{teacher}: max CV_seed of R_eff(K)", worst, CLAIMS["cv_seed"], "seed stability",
-                                 worst <= verdicts.CV_THRESHOLD, upper_bound=True, se=verdicts.seed_se(rec, _max_cv)))
+                                 verdicts.seed_stable(worst), upper_bound=True, se=verdicts.seed_se(rec, _max_cv)))
     return verdicts.table(rows)
 
 

@@ -239,7 +239,7 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
 
     rows.append({"key": "cv_seed", **verdicts.row(
         f"max CV_seed of the measured rank over the {len(table)} corpus × width cells", worst, CLAIMS["cv_seed"],
-        "seed stability", worst <= verdicts.CV_THRESHOLD, upper_bound=True, se=se(seeds, worst_cv))})
+        "seed stability", verdicts.seed_stable(worst), upper_bound=True, se=se(seeds, worst_cv))})
     found = _correlation(results, reading, lambda names: table.xs(width, level="d_model").loc[names, reading.split],
                          reading.kernel, spread=spread, seeds=seeds)
     what = f"Pearson(final validation loss, measured) across corpora, d_model = {width} [< 0]"
