@@ -129,6 +129,14 @@ class SectionConfig:
             raise ValueError(f"unknown parameter(s) {unknown} for this section; known: {sorted(known)}")
         return cls(**params)
 
+    def slice(self, *names: str, **extra) -> dict:
+        """The named parameters as a job's parameters (plain JSON-able values, tuples as lists), with
+        ``extra`` added: a job's parameters are a slice of its section's Config, never copied by hand."""
+        unknown = [n for n in names if n not in {f.name for f in fields(self)}]
+        if unknown:
+            raise ValueError(f"{type(self).__qualname__} has no parameter(s) {unknown}")
+        return {**{name: _plain(getattr(self, name)) for name in names}, **extra}
+
     def params(self) -> dict:
         """The parameters as plain JSON-able values (tuples as lists)."""
         return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}

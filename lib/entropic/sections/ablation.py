@@ -74,8 +74,7 @@ def jobs(cfg: Config) -> list[Job]:
     out = []
     for spectrum in cfg.spectra:
         for seed in cfg.seeds:
-            task = {"teacher": cfg.teacher, "T": cfg.T, "d": cfg.d, "r_star": cfg.r_star, "n": cfg.n,
-                    "sigma": cfg.sigma, "seed": seed, "spectrum": spectrum, "lr": cfg.lr, "stop": cfg.stop}
+            task = cfg.slice("teacher", "T", "d", "r_star", "n", "sigma", "lr", "stop", seed=seed, spectrum=spectrum)
             units = protocol.units(task, cfg.steps, cfg.recovery_steps, cfg.recovery_init)
             out += [Job(f"{cfg.teacher}-{spectrum}-r{cfg.r_star}-seed{seed}-{kind}", params)
                     for kind, params in units.items()]

@@ -74,8 +74,8 @@ def jobs(cfg: Config) -> list[Job]:
     for teacher in cfg.teachers:
         for r_star in cfg.r_stars:
             for seed in cfg.seeds:
-                task = {"teacher": teacher, "T": cfg.T, "d": cfg.d, "r_star": r_star, "n": cfg.n,
-                        "sigma": cfg.sigma, "seed": seed, "spectrum": cfg.spectrum, "lr": cfg.lr, "stop": cfg.stop}
+                task = cfg.slice("T", "d", "n", "sigma", "spectrum", "lr", "stop", teacher=teacher, r_star=r_star,
+                                 seed=seed)
                 units = protocol.units(task, cfg.steps, cfg.recovery_steps, cfg.recovery_init)
                 out += [Job(f"{teacher}-r{r_star}-seed{seed}-{kind}", params) for kind, params in units.items()]
     return out

@@ -72,9 +72,8 @@ class Config(SectionConfig):
 
 def jobs(cfg: Config) -> list[Job]:
     ranks = rank_sweep(cfg.r_star) if cfg.sweep else [cfg.r_star]
-    return [Job(f"{rung}-seed{seed}", {"rung": rung, "seed": seed, "ranks": ranks, "T": cfg.T, "d": cfg.d,
-                                       "r_star": cfg.r_star, "sigma": cfg.sigma, "n": cfg.n, "steps": cfg.steps,
-                                       "lr": cfg.lr, "stop": cfg.stop})
+    return [Job(f"{rung}-seed{seed}", cfg.slice("T", "d", "r_star", "sigma", "n", "steps", "lr", "stop", rung=rung,
+                                                seed=seed, ranks=ranks))
             for rung in cfg.rungs for seed in cfg.seeds]
 
 

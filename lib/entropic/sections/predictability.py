@@ -67,9 +67,8 @@ class Config(SectionConfig):
 
 def jobs(cfg: Config) -> list[Job]:
     return [Job(f"{teacher}-r{r_star}-seed{seed}",
-                {"teacher": teacher, "T": cfg.T, "d": cfg.d, "r_star": r_star, "n": cfg.n, "sigma": cfg.sigma,
-                 "seed": seed, "spectrum": cfg.spectrum, "shrink_multiple": cfg.shrink_multiple,
-                 "max_iter": cfg.max_iter})
+                cfg.slice("T", "d", "n", "sigma", "spectrum", "shrink_multiple", "max_iter", teacher=teacher,
+                          r_star=r_star, seed=seed))
             for teacher in cfg.teachers for r_star in cfg.r_stars for seed in cfg.seeds]
 
 

@@ -73,15 +73,13 @@ class Config(SectionConfig):
 
 
 def jobs(cfg: Config) -> list[Job]:
-    task = {k: getattr(cfg, k) for k in ("T", "d", "r_star", "sigma", "n", "spectrum")}
     out = []
     for seed in cfg.seeds:
-        out.append(Job(f"seed{seed}-sweep", {"kind": "sweep", "seed": seed, **task, "steps": cfg.steps,
-                                             "lr": cfg.lr, "stop": cfg.stop}))
-        out.append(Job(f"seed{seed}-recovery", {"kind": "recovery", "seed": seed, **task, "lr": cfg.lr,
-                                                "steps": cfg.recovery_steps, "init_scale": cfg.recovery_init,
-                                                "stop": RECOVERY_STOP}))
-        out.append(Job(f"seed{seed}-data", {"kind": "data_only", "seed": seed, **task}))
+        task = cfg.slice("T", "d", "r_star", "sigma", "n", "spectrum", seed=seed)
+        out.append(Job(f"seed{seed}-sweep", {"kind": "sweep", **task, **cfg.slice("steps", "lr", "stop")}))
+        out.append(Job(f"seed{seed}-recovery", {"kind": "recovery", **task, **cfg.slice("lr"), "stop": RECOVERY_STOP,
+                                                "steps": cfg.recovery_steps, "init_scale": cfg.recovery_init}))
+        out.append(Job(f"seed{seed}-data", {"kind": "data_only", **task}))
     return out
 
 

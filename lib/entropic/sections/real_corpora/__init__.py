@@ -168,25 +168,20 @@ def jobs(cfg: Config) -> list[Job]:
            for name, prov in located.items() if not isinstance(prov, str) or (pinned and name in corpora.PINS)}
     if not sha:
         raise ValueError("no corpus found: " + " | ".join(located.values()))
-    source = {name: {"corpus": name, "sha256": digest, "corpus_dir": cfg.corpus_dir,
-                     "sources": list(cfg.sources), "max_chars": cfg.max_chars, "block": cfg.block,
-                     "val_every": cfg.val_every, "tail_fraction": cfg.tail_fraction} for name, digest in sha.items()}
-    out = [Job(f"{name}-data", {"kind": "data", **source[name], "context": cfg.context,
-                                "max_lag": cfg.max_lag or cfg.context, "null_permutations": cfg.null_permutations,
-                                "min_count": cfg.min_count, "lags": cfg.lags, "symbols": cfg.symbols,
-                                "ablation_context": cfg.ablation_context, "ablation_windows": cfg.ablation_windows,
-                                "ridge": cfg.ridge, "ridge_width": cfg.ridge_width}) for name in sha]
+    source = {name: cfg.slice("corpus_dir", "sources", "max_chars", "block", "val_every", "tail_fraction",
+                              corpus=name, sha256=digest) for name, digest in sha.items()}
+    out = [Job(f"{name}-data", {"kind": "data", **source[name], **cfg.slice(
+        "context", "null_permutations", "min_count", "lags", "symbols", "ablation_context", "ablation_windows", "ridge",
+        "ridge_width", max_lag=cfg.max_lag or cfg.context)}) for name in sha]
     for budget in sorted(cfg.budgets):
         steps = cfg.steps(budget)
         marks = sorted({max(1, round(f * steps)) for f in cfg.checkpoints})
         for d_model in cfg.d_models:
             for name in sha:
                 out.append(Job(f"{name}-d{d_model}-{budget_name(budget)}", {
-                    "kind": "train", **source[name], "d_model": d_model, "seeds": list(cfg.seeds),
-                    "layers": cfg.layers, "heads": cfg.heads, "context": cfg.context, "batch_size": cfg.batch_size,
-                    "tokens": budget, "steps": steps, "checkpoints": marks, "lr": cfg.lr,
-                    "weight_decay": cfg.weight_decay, "eval_windows": cfg.eval_windows,
-                    "measure_windows": cfg.measure_windows}))
+                    "kind": "train", **source[name], **cfg.slice(
+                        "seeds", "layers", "heads", "context", "batch_size", "lr", "weight_decay", "eval_windows",
+                        "measure_windows", d_model=d_model, tokens=budget, steps=steps, checkpoints=marks)}))
     return out
 
 

@@ -1,0 +1,263 @@
+"""Beyond the paper: the softmax predictability frontier (§6 "Predictability and its frontier", §7 open
+problem (i)) — an estimator of r* under softmax that needs no V*, where exactness ends, and its picture.
+
+Every estimator runs on ``softmax_qk`` tasks (``tasks.make_attention_task``) and sees only (X, Y), and V*
+where it is V-known; the truth (r*, K*) enters the rows only as reference columns. One job per (task,
+estimator set), each kind with its own function in ``FITS`` so that its version key covers only its code:
+
+* ``existing``: ``engine.attention_estimators`` — the V-known log inversion (the paper's kernel-side
+  reading), the V-unknown alternating minimization, plain and shrunk, and the realized mixer — each timed;
+* ``least_squares`` and ``logistic``: ``engine.softmax_estimators``, each V-known and V-unknown;
+* ``phase``: the V-known log inversion and the V-unknown least squares on one cell of the phase diagrams.
+
+Tasks: the Table 4 softmax grid (setting ``grid``), the held-out settings (``HOLDOUT``: one parameter
+changed each), and the cells of the phase diagrams over (n, σ), (n, d) and (r*, n).
+The page's tables and prose numbers live in ``analysis``, its figures in ``figures``.
+Used by ``notebooks/frontier.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import cache
+
+import torch
+
+from ...engine import attention_estimators as existing
+from ...engine import softmax_estimators as new
+from ...engine import spectral
+from ...engine.tasks import SPECTRA, make_attention_task
+from ...pipeline.config import (
+    SectionConfig,
+    distinct_ints,
+    non_negative,
+    one_of,
+    param,
+    positive,
+    positive_int,
+    some_of,
+)
+from ...pipeline.store import Job
+from ...pipeline.verdicts import Claim
+
+TITLE = "The softmax predictability frontier (beyond the paper)"
+TABLE = "tbl-frontier-goal"  # the label of the page's table beside the paper (the ledger links to it)
+
+CLAIMS = {
+    "no_exact": Claim("No single estimator is exact across the whole range under softmax", None, "§6, Table 4"),
+    "numerical": Claim("saturates (17–23)", None, "§6, Table 4"),
+    "small": Claim("over-estimates at small r* (2.31 at r* = 1)", 2.31, "§6, Table 4"),
+    "limitation": Claim("Under softmax, no single pre-training estimator recovers r* across all ranks; open "
+                        "problem (i): find one", None, "§7, Limitations and open problem (i)"),
+}
+ESTIMATORS = {  # name → (label on the page, given V*)
+    "realized_mixer": ("realized mixer (paper's reading)", True),
+    "v_known_log": ("V-known log inversion (paper's kernel-side reading)", True),
+    "v_known_least_squares": ("V-known least squares (new)", True),
+    "v_known_logistic": ("V-known logistic (new)", True),
+    "v_unknown_alternating": ("V-unknown alternating", False),
+    "v_unknown_alternating_shrunk": ("V-unknown alternating, shrunk", False),
+    "v_unknown_least_squares": ("V-unknown least squares (new)", False),
+    "v_unknown_logistic": ("V-unknown logistic (new)", False),
+}
+GOAL_ESTIMATOR = "v_unknown_least_squares"  # declared before the grid was run: the Gaussian likelihood fit
+GOAL_TOLERANCE = 0.15  # |R̃_eff − R̃_eff(K*)| allowed by the goal (ours), in every task
+PHASE = ("v_known_log", "v_unknown_least_squares")  # the two estimators of the phase diagrams
+HOLDOUT = {"d16": ("d = 16", {"d": 16}), "d64": ("d = 64", {"d": 64}), "T8": ("T = 8", {"T": 8}),
+           "T32": ("T = 32", {"T": 32}), "sigma0.1": ("σ = 0.1", {"sigma": 0.1}),
+           "sigma0.2": ("σ = 0.2", {"sigma": 0.2}), "n300": ("n = 300", {"n": 300}),
+           "n1000": ("n = 1000", {"n": 1000}), "power_law": ("power-law spectrum", {"spectrum": "power_law"}),
+           "flat": ("flat spectrum", {"spectrum": "flat"})}
+TASK = ("T", "d", "r_star", "n", "sigma", "seed", "spectrum")
+
+
+def positive_values(name, value):
+    """A non-empty list of distinct positive numbers (noise levels), kept as a tuple of floats."""
+    items = tuple(value) if isinstance(value, (list, tuple)) else ()
+    if not items or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 for v in items) \
+            or len(set(items)) != len(items):
+        raise ValueError(f"{name} must be a non-empty list of distinct positive numbers, got {value!r}")
+    return tuple(float(v) for v in items)
+
+
+@dataclass(frozen=True)
+class Config(SectionConfig):
+    T: int = param(16, "tokens per sequence", positive_int)
+    d: int = param(32, "width", positive_int)
+    r_stars: tuple = param((1, 2, 3, 4, 6, 8), "teacher kernel ranks r*", distinct_ints(1))
+    n: int = param(3000, "sequences per task", positive_int)
+    seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed and r*", distinct_ints(0))
+    sigma: float = param(0.05, "observation noise standard deviation", non_negative)
+    spectrum: str = param("sharp", "teacher spectrum: sharp (eq. 8), power_law or flat (App. D)", one_of(*SPECTRA))
+    # our choices (the paper states none): the existing estimators as on the Table 4 page, and the frontier's grids
+    shrink_multiple: float = param(1.0, "shrinkage of the V-unknown alternating, in noise edges (as on the Table 4 "
+                                   "page)", positive, stated=False)
+    max_iter: int = param(50, "iteration cap of the V-unknown alternating (as on the Table 4 page)", positive_int,
+                          stated=False)
+    holdout: tuple = param(tuple(HOLDOUT), "held-out settings, each one change of the grid's", some_of(*HOLDOUT),
+                           stated=False)
+    holdout_r_stars: tuple = param((1, 4, 8), "ranks r* of the held-out settings", distinct_ints(1), stated=False)
+    holdout_seeds: tuple = param((0, 1, 2), "seeds of the held-out settings", distinct_ints(0), stated=False)
+    phase_ns: tuple = param((12, 25, 50, 100, 200, 400, 800, 3000), "sample sizes n of the phase diagrams",
+                            distinct_ints(4), stated=False)
+    phase_sigmas: tuple = param((0.05, 0.1, 0.2, 0.4, 0.8, 1.6), "noise levels σ of the (n, σ) diagram",
+                                positive_values, stated=False)
+    phase_ds: tuple = param((16, 24, 32, 48, 64), "widths d of the (n, d) diagram", distinct_ints(2), stated=False)
+    phase_r_star: int = param(8, "r* of the (n, σ) and (n, d) diagrams", positive_int, stated=False)
+    phase_seeds: tuple = param((0, 1, 2, 3, 4), "seeds of the phase diagrams", distinct_ints(0), stated=False)
+
+    def validate(self):
+        widths = [self.d, *self.phase_ds] + [HOLDOUT[h][1].get("d", self.d) for h in self.holdout]
+        if max(*self.r_stars, *self.holdout_r_stars, self.phase_r_star) > min(widths):
+            raise ValueError(f"every r* (r_stars, holdout_r_stars, phase_r_star) must be at most every width "
+                             f"(d, phase_ds, held-out d), the smallest of which is {min(widths)}")
+
+    @property
+    def paper_setting(self) -> bool:
+        return self.same_as_paper("T", "d", "r_stars", "n", "sigma", "spectrum")
+
+
+def _params(cfg: Config, **task) -> dict:
+    return {k: task.get(k, getattr(cfg, k, None)) for k in TASK}
+
+
+def jobs(cfg: Config) -> list[Job]:
+    out = []
+    settings = [("grid", {}, cfg.r_stars, cfg.seeds)] + [(h, HOLDOUT[h][1], cfg.holdout_r_stars, cfg.holdout_seeds)
+                                                         for h in cfg.holdout]
+    for setting, change, r_stars, seeds in settings:
+        for r_star in r_stars:
+            for seed in seeds:
+                task = _params(cfg, **change, r_star=r_star, seed=seed)
+                for kind in ("existing", "least_squares", "logistic"):
+                    extra = {"shrink_multiple": cfg.shrink_multiple, "max_iter": cfg.max_iter} if kind == "existing" \
+                        else {}
+                    out.append(Job(f"{setting}-r{r_star}-seed{seed}-{kind}",
+                                   {"kind": kind, "setting": setting, **task, **extra}))
+    cells = dict.fromkeys([(n, s, cfg.d, cfg.phase_r_star) for n in cfg.phase_ns for s in cfg.phase_sigmas]
+                          + [(n, cfg.sigma, d, cfg.phase_r_star) for n in cfg.phase_ns for d in cfg.phase_ds]
+                          + [(n, cfg.sigma, cfg.d, r) for n in cfg.phase_ns for r in cfg.r_stars])
+    for (n, sigma, d, r_star) in cells:
+        for seed in cfg.phase_seeds:
+            out.append(Job(f"phase-n{n}-sigma{sigma:g}-d{d}-r{r_star}-seed{seed}",
+                           {"kind": "phase", "setting": "phase",
+                            **_params(cfg, n=n, sigma=sigma, d=d, r_star=r_star, seed=seed)}))
+    return out
+
+
+# --- fit: one function per kind of job --------------------------------------------------------------
+
+@cache
+def _warm_up() -> None:
+    """Call once, untimed, the torch routines the estimators use (LAPACK, autograd, L-BFGS), so that no timed
+    estimator pays their first-call cost (about a second). No estimator's code runs here, so no job's
+    version key depends on another kind's estimators."""
+    A = torch.eye(6, dtype=torch.float64) + 0.1 * torch.ones(6, 6, dtype=torch.float64)
+    torch.linalg.lstsq(A, A, driver="gelsd")
+    torch.linalg.svd(A)
+    torch.linalg.matrix_norm(A, ord=2)
+    L, _ = torch.linalg.cholesky_ex(A)
+    torch.cholesky_solve(A, L)
+    torch.linalg.solve_triangular(L, A, upper=False)
+    K = torch.zeros(6, 6, dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([K], max_iter=3, line_search_fn="strong_wolfe")
+
+    def closure():
+        opt.zero_grad()
+        loss = (A @ K).softmax(-1).logsumexp(-1).sum() + (K - A).pow(2).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+
+
+def _task(p: dict):
+    return make_attention_task("softmax_qk", p["T"], p["d"], p["r_star"], p["n"], p["sigma"], p["seed"], p["spectrum"])
+
+
+def _run(p: dict, task, estimator: str, compute) -> dict:
+    """One row: the estimator's readings (``compute()`` → (integer rank or None, R̃_eff, converged, iterations)),
+    its wall time and the reference columns. A ValueError (e.g. too few samples for the estimator) is recorded
+    in ``failure`` with null readings, not raised: a failed estimate is a result of the frontier."""
+    _warm_up()
+    start = time.perf_counter()
+    try:
+        rank, energy, converged, iterations = compute()
+        failure = ""
+    except ValueError as error:
+        rank, energy, converged, iterations, failure = None, None, False, 0, str(error)
+    return {"setting": p["setting"], **{k: p[k] for k in TASK}, "estimator": estimator,  # None: stored as null
+            "numerical_rank": None if rank is None else int(rank), "energy_rank": None if energy is None else
+            float(energy),
+            "teacher_energy_rank": float(spectral.energy_effective_rank(task.operator.double())),
+            "converged": converged, "iterations": iterations, "seconds": time.perf_counter() - start,
+            "failure": failure}
+
+
+def _v_known_log(task):
+    fit = existing.attention_kernel_v_known(task.X, task.Y, task.V, "softmax_qk")
+    return fit.numerical_rank, fit.energy_effective_rank, True, 1
+
+
+def _softmax(function, task, v_known: bool):
+    fit = function(task.X, task.Y, task.V if v_known else None)
+    return fit.numerical_rank, fit.energy_effective_rank, fit.converged, fit.iterations
+
+
+def fit_existing(job: Job) -> dict[str, list[dict]]:
+    """The estimators of ``attention_estimators``, as the Table 4 page runs them (``predict_rank``'s calls)."""
+    p = job.params
+    task = _task(p)
+
+    def alternating(shrinkage):
+        fit = existing.attention_kernel_v_unknown(task.X, task.Y, "softmax_qk", shrinkage=shrinkage,
+                                                  shrink_multiple=p["shrink_multiple"], max_iter=p["max_iter"])
+        return fit.numerical_rank, fit.energy_effective_rank, fit.converged, fit.iterations
+
+    def mixer():
+        mixing = existing.recover_mixing(task.X, task.Y, task.V).mixing
+        return None, existing.realized_mixer_energy_rank(mixing), True, 1
+
+    return {"estimates": [_run(p, task, "v_known_log", lambda: _v_known_log(task)),
+                          _run(p, task, "v_unknown_alternating", lambda: alternating(None)),
+                          _run(p, task, "v_unknown_alternating_shrunk", lambda: alternating("auto")),
+                          _run(p, task, "realized_mixer", mixer)]}
+
+
+def fit_least_squares(job: Job) -> dict[str, list[dict]]:
+    p = job.params
+    task = _task(p)
+    return {"estimates": [_run(p, task, f"v_{v}_least_squares",
+                               lambda v=v: _softmax(new.kernel_least_squares, task, v == "known"))
+                          for v in ("known", "unknown")]}
+
+
+def fit_logistic(job: Job) -> dict[str, list[dict]]:
+    p = job.params
+    task = _task(p)
+    return {"estimates": [_run(p, task, f"v_{v}_logistic",
+                               lambda v=v: _softmax(new.kernel_logistic, task, v == "known"))
+                          for v in ("known", "unknown")]}
+
+
+def fit_phase(job: Job) -> dict[str, list[dict]]:
+    p = job.params
+    task = _task(p)
+    return {"phase": [_run(p, task, "v_known_log", lambda: _v_known_log(task)),
+                      _run(p, task, "v_unknown_least_squares",
+                           lambda: _softmax(new.kernel_least_squares, task, False))]}
+
+
+FITS = {"existing": fit_existing, "least_squares": fit_least_squares, "logistic": fit_logistic, "phase": fit_phase}
+
+
+def fit(job: Job) -> dict[str, list[dict]]:
+    return FITS[job.params["kind"]](job)
+
+
+from .analysis import compare, errors, facts, holdout, minimal_n, summary  # noqa: E402  (the page's tables)
+from .figures import figure_errors, figure_minimal_n, figure_phase  # noqa: E402
+
+__all__ = ["CLAIMS", "FITS", "TABLE", "TITLE", "Config", "compare", "errors", "facts", "figure_errors",
+           "figure_minimal_n", "figure_phase", "fit", "holdout", "jobs", "minimal_n", "summary"]
