@@ -16,6 +16,7 @@ entropic run SECTION --profile paper``, which resumes).
 from __future__ import annotations
 
 import fnmatch
+import json
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -82,11 +83,21 @@ def label_of(profile: str, overrides: dict | None) -> str:
     return "custom" if overrides else profile
 
 
+_PLANS: dict[tuple, tuple] = {}
+
+
 def plan(section: str, profile: str, overrides: dict | None = None):
-    """Validate before any work: the section module, its resolved Config, its jobs."""
+    """Validate before any work: the section module, its resolved Config, its jobs. Planned once per
+    process for the same module, profile file (as it is on disk) and overrides: a build resolves and plans
+    each section once, however many times its page, its fingerprint and its ledger rows ask."""
     module = sections.module(section)
-    cfg = config.resolve(module.Config, section, profile, overrides)
-    return module, cfg, module.jobs(cfg)
+    path = config.profile_path(profile)
+    stamp = (path.stat().st_mtime_ns, path.stat().st_size) if path.is_file() else None
+    key = (section, id(module), str(path), stamp, json.dumps(overrides or {}, sort_keys=True, default=str))
+    if key not in _PLANS:
+        cfg = config.resolve(module.Config, section, profile, overrides)
+        _PLANS[key] = (module, cfg, module.jobs(cfg))
+    return _PLANS[key]
 
 
 def run(section: str, profile: str = "quick", overrides: dict | None = None, *, force: bool = False,

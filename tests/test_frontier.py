@@ -1,0 +1,152 @@
+"""The frontier section (beyond the paper): jobs, fits that never see the truth, the phase statistics, and
+the page at the tiny profile (see conftest for where its results and tables go)."""
+
+import math
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import pandas as pd
+import pytest
+import torch
+
+from entropic import paths
+from entropic.pipeline import book, config, store, verdicts, versions
+from entropic.sections import frontier
+
+SMALL = {"setting": "grid", "T": 6, "d": 8, "r_star": 2, "n": 120, "sigma": 0.05, "seed": 1, "spectrum": "sharp"}
+
+
+def test_the_paper_profile_runs_the_grid_the_held_out_settings_and_the_phase_cells_once_each():
+    cfg = frontier.Config()
+    jobs = frontier.jobs(cfg)
+    assert len({job.id for job in jobs}) == len(jobs)
+    grid = [j for j in jobs if j.params["setting"] == "grid"]
+    assert len(grid) == 3 * len(cfg.r_stars) * len(cfg.seeds)  # three estimator sets per task
+    assert {j.params["kind"] for j in grid} == {"existing", "least_squares", "logistic"}
+    assert {j.params["setting"] for j in jobs} == {"grid", "phase", *cfg.holdout}
+    held = [j for j in jobs if j.params["setting"] == "d64"]
+    assert {j.params["d"] for j in held} == {64} and {j.params["T"] for j in held} == {cfg.T}
+    phase = {(j.params["n"], j.params["sigma"], j.params["d"], j.params["r_star"]) for j in jobs
+             if j.params["kind"] == "phase"}
+    assert (cfg.n, cfg.sigma, cfg.d, cfg.phase_r_star) in phase  # the paper's setting is a cell
+    assert {r for (_, _, _, r) in phase} == set(cfg.r_stars)
+
+
+def test_a_rank_above_some_width_or_a_bad_noise_list_is_refused():
+    with pytest.raises(ValueError, match="at most every width"):
+        frontier.Config(phase_r_star=20, phase_ds=(16, 32))
+    with pytest.raises(ValueError, match="phase_sigmas"):
+        config.resolve(frontier.Config, "frontier", "paper", {"phase_sigmas": [0.1, -0.2]})
+    with pytest.raises(ValueError, match="holdout"):
+        frontier.Config(holdout=("d17",))
+
+
+def test_each_kind_of_job_hashes_only_the_estimators_it_runs():
+    reached = {kind: {name.rsplit(".", 1)[-1] for name in versions.reachable(frontier, kind)}
+               for kind in frontier.FITS}
+    assert "kernel_logistic" not in reached["least_squares"] | reached["existing"] | reached["phase"]
+    assert "kernel_least_squares" not in reached["logistic"] | reached["existing"]
+    assert "attention_kernel_v_unknown" not in reached["least_squares"] | reached["logistic"] | reached["phase"]
+
+
+@dataclass(frozen=True)
+class Disguised:
+    """The task with its rank, noise level and kernel replaced by junk (a valid matrix, so the reference
+    column can still be computed — from the junk)."""
+
+    kind: str
+    X: torch.Tensor
+    Y: torch.Tensor
+    V: torch.Tensor
+    operator: torch.Tensor
+    r_star: int = -3
+    sigma: float = 99.0
+
+
+def test_every_estimator_of_the_page_gives_the_same_bits_when_the_truth_is_junk(monkeypatch):
+    jobs = [store.Job(kind, {"kind": kind, **SMALL, **({"shrink_multiple": 1.0, "max_iter": 5}
+                                                       if kind == "existing" else {})}) for kind in frontier.FITS]
+    seen = [frontier.fit(job) for job in jobs]
+    real = frontier._task
+
+    def disguised(p):
+        task = real(p)
+        return Disguised(task.kind, task.X, task.Y, task.V, torch.randn(8, 8, generator=torch.Generator()
+                                                                        .manual_seed(5)))
+
+    monkeypatch.setattr(frontier, "_task", disguised)
+    hidden = [frontier.fit(job) for job in jobs]
+    compared = 0
+    for a, b in zip(seen, hidden, strict=True):
+        for table in a:
+            for row_a, row_b in zip(a[table], b[table], strict=True):
+                for key in set(row_a) - {"seconds", "teacher_energy_rank"}:
+                    assert row_a[key] == row_b[key], (row_a["estimator"], key)
+                    compared += 1
+                assert row_a["teacher_energy_rank"] != row_b["teacher_energy_rank"]  # the junk did arrive
+    assert compared > 8 * 10
+
+
+def test_a_too_small_sample_is_recorded_as_a_failed_estimate_not_raised():
+    job = store.Job("phase", {"kind": "phase", **SMALL, "d": 24, "n": 4, "setting": "phase"})
+    rows = frontier.fit(job)["phase"]
+    known = next(r for r in rows if r["estimator"] == "v_known_log")
+    assert known["failure"] and known["numerical_rank"] is None and known["energy_rank"] is None
+
+
+class _Results(SimpleNamespace):
+    """A stand-in for ``runner.Results``: its configuration and tables."""
+
+    def __getitem__(self, name):
+        return self.tables[name]
+
+
+def _phase_results(pattern: list[list[bool]], ns=(25, 50, 100, 200)) -> _Results:
+    """At r* = 2 and the grid's σ and d: per n, which seeds read r* exactly (both estimators alike)."""
+    rows = []
+    for n, seeds in zip(ns, pattern, strict=True):
+        for seed, ok in enumerate(seeds):
+            for name in frontier.PHASE:
+                rows.append({"setting": "phase", "T": 16, "d": 32, "n": n, "sigma": 0.05, "spectrum": "sharp",
+                             "r_star": 2, "seed": seed, "estimator": name, "numerical_rank": 2 if ok else 3,
+                             "energy_rank": 1.6, "teacher_energy_rank": 1.65, "converged": True, "failure": ""})
+    return _Results(cfg=frontier.Config(), tables={"phase": pd.DataFrame(rows)})
+
+
+@pytest.mark.parametrize("pattern, expected", [
+    ([[False, True], [True, True], [True, True], [True, True]], 50.0),
+    ([[True, True], [True, False], [True, True], [True, True]], 100.0),  # exact again only from 100 on
+    ([[True, True], [True, True], [True, True], [True, True]], 25.0),
+    ([[True, True], [True, True], [True, True], [False, True]], math.nan),  # the largest n misses
+])
+def test_the_minimal_n_is_where_every_seed_stays_exact_up_to_the_largest_n(pattern, expected):
+    table = frontier.minimal_n(_phase_results(pattern))
+    assert list(table.columns) == [frontier.ESTIMATORS[name][0] for name in frontier.PHASE]
+    value = table.loc[2].iloc[0]
+    assert (math.isnan(value) and math.isnan(expected)) or value == expected
+
+
+@pytest.mark.integration
+def test_the_page_at_the_tiny_profile_writes_its_tables_with_verdicts_from_the_data():
+    book.execute("frontier", "tiny", {}, log=lambda *_: None)
+    folder = paths.TABLES / "tiny" / "frontier"
+    goal = pd.read_csv(folder / "goal.csv", index_col="quantity")
+    estimates = pd.read_csv(folder / "estimates.csv", index_col=0)
+    for _, row in goal.iterrows():
+        assert row["criterion"] == verdicts.CRITERIA[row["kind"]]
+    assert set(goal["kind"]) == {"exactness", "saturation", "over-estimate", "goal"}
+    # the goal row, recomputed here from the stored estimates
+    own = estimates[(estimates["setting"] == "grid") & (estimates["estimator"] == frontier.GOAL_ESTIMATOR)]
+    met = (own["numerical_rank"] == own["r_star"]) & \
+        ((own["energy_rank"] - own["teacher_energy_rank"]).abs() <= frontier.GOAL_TOLERANCE)
+    row = goal[goal["kind"] == "goal"].iloc[0]
+    assert row["ours"] == met.sum() and bool(row["claim holds"]) == (not met.all())
+    assert row["verdict"] == (verdicts.NOT_REPRODUCED if met.all() else verdicts.REPRODUCED)
+    summary = pd.read_csv(folder / "summary.csv", index_col="estimator")
+    assert len(summary) == len(frontier.ESTIMATORS) and summary["given V*"].sum() == 4
+    tiny = config.resolve(frontier.Config, "frontier", "tiny")
+    assert len(estimates[estimates["setting"] == "grid"]) == len(frontier.ESTIMATORS) * len(tiny.r_stars) * len(
+        tiny.seeds)
+    for name in ("teacher", "r_star", "holdout_exact", "holdout_error", "minimal_n", "phase"):
+        assert len(pd.read_csv(folder / f"{name}.csv")), name
+    assert str(frontier.GOAL_TOLERANCE) in verdicts.CRITERIA["goal"]

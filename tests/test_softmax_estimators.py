@@ -1,0 +1,139 @@
+import math
+from dataclasses import dataclass
+
+import pytest
+import torch
+
+from entropic.engine import softmax_estimators as estimators
+from entropic.engine import spectral
+from entropic.engine.tasks import make_attention_task
+
+FITS = [(name, function, v_known) for name, (function, v_known) in estimators.ESTIMATORS.items()]
+
+
+def _teacher_rank(task) -> float:
+    return float(spectral.energy_effective_rank(task.operator.double()))
+
+
+@pytest.mark.parametrize("name, function, v_known", FITS)
+@pytest.mark.parametrize("r_star, seed", [(1, 0), (3, 2)])
+def test_each_estimator_recovers_a_noiseless_softmax_teacher(name, function, v_known, r_star, seed):
+    task = make_attention_task("softmax_qk", T=6, d=8, r_star=r_star, n=200, sigma=0.0, seed=seed)
+    fit = function(task.X, task.Y, task.V if v_known else None)
+    assert fit.numerical_rank == r_star, name
+    assert fit.energy_effective_rank == pytest.approx(_teacher_rank(task), abs=0.01), name
+    assert fit.converged and fit.loss < 1e-4 * float(task.Y.double().pow(2).mean())
+
+
+@pytest.mark.parametrize("name, function, v_known", FITS)
+def test_each_estimator_reads_r_star_under_noise(name, function, v_known):
+    task = make_attention_task("softmax_qk", T=8, d=10, r_star=3, n=600, sigma=0.05, seed=4)
+    fit = function(task.X, task.Y, task.V if v_known else None)
+    assert fit.numerical_rank == 3, name
+    assert abs(fit.energy_effective_rank - _teacher_rank(task)) < 0.15, name
+    assert fit.raw_energy_effective_rank > fit.energy_effective_rank  # the noise directions add energy rank
+
+
+@dataclass(frozen=True)
+class Disguised:
+    """A teacher whose rank, kernel and noise level are replaced by junk: only X, Y and V remain."""
+
+    kind: str
+    X: torch.Tensor
+    Y: torch.Tensor
+    V: torch.Tensor
+    operator: torch.Tensor
+    r_star: int
+    sigma: float
+
+
+def test_hiding_the_teachers_rank_kernel_and_noise_changes_no_output_bit():
+    task = make_attention_task("softmax_qk", T=6, d=8, r_star=2, n=120, sigma=0.05, seed=1)
+    junk = Disguised("softmax_qk", task.X, task.Y, task.V, torch.full((3, 3), math.nan), -7, 123.0)
+    seen, hidden = estimators.estimate_task(task), estimators.estimate_task(junk)
+    assert set(seen) == set(estimators.ESTIMATORS)
+    for name in seen:
+        for key in seen[name]:
+            if key != "seconds":  # wall time, the one output that is not a function of the data
+                assert seen[name][key] == hidden[name][key], (name, key)
+
+
+def test_the_same_seed_gives_the_same_numbers_and_the_seed_only_moves_the_split():
+    task = make_attention_task("softmax_qk", T=6, d=8, r_star=2, n=120, sigma=0.05, seed=1)
+    a, b = (estimators.kernel_least_squares(task.X, task.Y, seed=0) for _ in range(2))
+    c = estimators.kernel_least_squares(task.X, task.Y, seed=1)
+    assert torch.equal(a.kernel, b.kernel) and a.noise_edge == b.noise_edge
+    assert torch.equal(a.kernel, c.kernel) and a.noise_edge != c.noise_edge
+
+
+@pytest.mark.parametrize("function", [estimators.kernel_least_squares, estimators.kernel_logistic])
+def test_mismatched_or_bad_inputs_are_rejected_with_the_offending_shape(function):
+    X = torch.randn(20, 4, 6)
+    with pytest.raises(ValueError, match=r"same \(N, T, D\) shape"):
+        function(X, torch.randn(20, 4, 7))
+    with pytest.raises(ValueError, match=r"V must have shape \(D, D\) = \(6, 6\)"):
+        function(X, X, torch.eye(5))
+    with pytest.raises(ValueError, match="non-empty"):
+        function(torch.randn(20, 6), torch.randn(20, 6))
+    with pytest.raises(ValueError, match="at least 4 samples"):
+        function(X[:3], X[:3])
+    with pytest.raises(ValueError, match="at least 2 tokens"):
+        function(X[:, :1], X[:, :1])
+    with pytest.raises(ValueError, match="NaN"):
+        function(X, torch.full_like(X, math.nan))
+    with pytest.raises(ValueError, match="tol"):
+        function(X, X, tol=0.0)
+    with pytest.raises(ValueError, match="max_iter"):
+        function(X, X, max_iter=0)
+
+
+def test_the_logistic_fit_refuses_more_tokens_than_width():
+    X = torch.randn(20, 7, 6)
+    with pytest.raises(ValueError, match="T > D"):
+        estimators.kernel_logistic(X, X)
+
+
+def test_estimate_task_needs_a_softmax_task_and_known_names():
+    task = make_attention_task("linear_qk", T=4, d=4, r_star=1, n=10, sigma=0.1, seed=0)
+    with pytest.raises(ValueError, match="softmax_qk"):
+        estimators.estimate_task(task)
+    soft = make_attention_task("softmax_qk", T=4, d=4, r_star=1, n=10, sigma=0.1, seed=0)
+    with pytest.raises(ValueError, match="unknown estimator"):
+        estimators.estimate_task(soft, ["v_unknown_magic"])
+
+
+def test_the_cross_entropy_is_convex_in_k_even_with_negative_targets():
+    generator = torch.Generator().manual_seed(0)
+    X = torch.randn(30, 5, 6, generator=generator, dtype=torch.float64)
+    M = torch.randn(30, 5, 5, generator=generator, dtype=torch.float64) * 0.5 + 0.2  # rows with negative entries
+    objective = estimators._cross_entropy(X, M)
+    A, B = (torch.randn(6, 6, generator=generator, dtype=torch.float64) for _ in range(2))
+    values = torch.stack([objective(A + t * B) for t in torch.linspace(-2, 2, 41, dtype=torch.float64)])
+    assert (values[:-2] - 2 * values[1:-1] + values[2:] >= -1e-12).all()
+
+
+def test_the_value_step_recovers_v_exactly_without_noise():
+    task = make_attention_task("softmax_qk", T=5, d=6, r_star=2, n=50, sigma=0.0, seed=3)
+    X, Y = task.X.double(), task.Y.double()
+    V = estimators.value_step(X, estimators.mixing(X, task.operator.double()), Y)
+    assert torch.allclose(V, task.V.double(), atol=1e-5)
+
+
+def test_the_split_half_edge_grows_with_the_noise():
+    edges = []
+    for sigma in (0.02, 0.2):
+        task = make_attention_task("softmax_qk", T=6, d=8, r_star=2, n=300, sigma=sigma, seed=5)
+        edges.append(estimators.kernel_least_squares(task.X, task.Y, task.V).noise_edge)
+    assert edges[1] > 5 * edges[0]
+
+
+def test_read_ranks_counts_above_the_threshold_and_truncates():
+    K = torch.diag(torch.tensor([3.0, 2.0, 1e-3, 0.0], dtype=torch.float64))
+    assert estimators.read_ranks(K, 0.01)[:2] == (2, pytest.approx(float(spectral.energy_effective_rank(K[:2, :2]))))
+    rank, energy, raw = estimators.read_ranks(torch.eye(5), 0.0)
+    assert rank == 5 and energy == pytest.approx(5.0) and raw == pytest.approx(5.0)
+    assert estimators.read_ranks(K, 10.0)[:2] == (0, 0.0)
+    rotation = torch.linalg.qr(torch.randn(4, 4, dtype=torch.float64))[0]
+    assert estimators.read_ranks(rotation @ K @ rotation.T, 0.01)[0] == 2  # rotation invariant
+    with pytest.raises(ValueError, match="threshold"):
+        estimators.read_ranks(K, -1.0)
