@@ -57,6 +57,9 @@ def sandbox(tmp_path_factory, tiny_book):
     shutil.rmtree(root / "results", ignore_errors=True)
     for label in ("quick", "paper"):  # every profile is tiny here: the session's tiny results are theirs
         shutil.copytree(paths.RESULTS / "tiny", root / "results" / label, ignore=shutil.ignore_patterns(".partial"))
+    (root / "build" / "sections").mkdir(parents=True)
+    for page in ("theory", "teaching"):  # pages that compute what they show: current at every profile
+        shutil.copy(paths.EXECUTED / f"{page}.ipynb", root / "build" / "sections" / f"{page}.ipynb")
     (root / ".venv").symlink_to(paths.ROOT / ".venv")
     env = {**os.environ, "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
            "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora"),

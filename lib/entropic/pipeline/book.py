@@ -38,11 +38,13 @@ def fingerprint(section: str, profile: str, overrides: dict) -> str:
     directly, so a page's engine code counts too), its parameters, the stored entries it reads and the
     version keys of the code its jobs run now (so an engine edit that stales a section's jobs marks its
     page, and reverting the edit clears the mark)."""
-    digest = hashlib.sha256(paths.notebook_source(section).read_bytes())
+    source = paths.notebook_source(section).read_bytes()
+    digest = hashlib.sha256(source)
     for path in sorted(paths.PACKAGE.rglob("*.py")):
         if paths.ENGINE not in path.parents or not is_section(section):
             digest.update(path.read_bytes())
-    digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
+    if is_section(section) or reads_results(source):  # a page that computes what it shows is the same at any profile
+        digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
     if not is_section(section):
         return digest.hexdigest()[:16]
     module, _, jobs = runner.plan(section, profile, overrides)
@@ -53,6 +55,18 @@ def fingerprint(section: str, profile: str, overrides: dict) -> str:
     for kind in sorted({str(job.params.get("kind")) for job in jobs}):
         digest.update(runner.versions.version_key(module, None if kind == "None" else kind).encode())
     return digest.hexdigest()[:16]
+
+
+def reads_results(source: bytes) -> bool:
+    """Whether a page's notebook declares (``entropic: reads_results: true`` in its header) that it reads
+    stored results, so that it differs between profiles."""
+    import yaml
+
+    text = source.decode()
+    if not text.startswith("---"):
+        return False
+    header = yaml.safe_load(text.split("---", 2)[1]) or {}
+    return bool((header.get("entropic") or {}).get("reads_results"))
 
 
 def stored_fingerprint(path: Path) -> str | None:
