@@ -8,7 +8,7 @@ import textwrap
 import pytest
 
 from entropic import paths, sections
-from entropic.pipeline import book, page, runner, store, versions
+from entropic.pipeline import book, config, page, runner, store, versions
 
 TOY = '''
 """A toy section: each job squares its seed."""
@@ -157,22 +157,26 @@ def test_custom_parameters_keep_their_own_place_in_the_store(toy):
 
 @pytest.fixture
 def toy_in_tree():
-    """The toy section as a real module and notebook of the working tree (a notebook kernel is another
-    process: it must find them where every section lives); removed afterwards."""
+    """The toy section as a real module, notebook and quick-profile entry of the working tree (a notebook
+    kernel is another process: it must find them where every section lives); removed afterwards."""
     module, notebook = paths.SECTIONS / "toy.py", paths.NOTEBOOKS / "toy.md"
+    profile = config.profile_path("quick")
     assert not module.exists() and not notebook.exists()
+    profile_text = profile.read_text()
     module.write_text(textwrap.dedent(TOY))
     notebook.write_text(NOTEBOOK)
+    profile.write_text(profile_text + "toy: {}\n")
     try:
         yield
     finally:
+        profile.write_text(profile_text)
         module.unlink()
         notebook.unlink()
         sys.modules.pop("entropic.sections.toy", None)
 
 
 @pytest.mark.integration
-def test_a_toy_section_needs_only_its_module_and_notebook(toy_in_tree, tmp_path):
+def test_a_toy_section_needs_only_its_module_notebook_and_profile_entries(toy_in_tree, tmp_path):
     assert "toy" in sections.names()
     executed = book.execute("toy", "quick", {}, out_dir=tmp_path / "pages", log=lambda *_: None)
     assert executed.is_file()

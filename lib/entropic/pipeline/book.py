@@ -133,6 +133,7 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
         staged_input.unlink(missing_ok=True)
     executed = downloadable(nbformat.read(staged_output, as_version=4))
     # Stamped after the run: the entries the page read exist now, even those it had to compute.
+    stamp = fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
     executed.metadata["entropic"] = {"section": section, "profile": shown, "overrides": overrides, "fingerprint": stamp}
     nbformat.write(executed, staged_output)
     staged_output.replace(target)

@@ -256,6 +256,12 @@ def _largest_exact(grid: pd.DataFrame, n: int) -> str:
     return f"{grid.index[run - 1]:g}" if run else f"none of the grid's (from {grid.index[0]:g})"
 
 
+def _relapses(row: pd.Series) -> bool:
+    """Whether every seed is exact at some n but not at a larger n of the row."""
+    exact = (row == 1.0).to_numpy()
+    return bool(exact.any() and not exact[int(np.argmax(exact)):].all())
+
+
 def _phase_text(results) -> str:
     cfg = results.cfg
     table = minimal_n(results)
@@ -273,9 +279,15 @@ def _phase_text(results) -> str:
                  f"{_largest_exact(noise[PHASE[1]], cfg.n)} for the {names[1]} and up to σ = "
                  f"{_largest_exact(noise[PHASE[0]], cfg.n)} for the {names[0]}.")
     if width[PHASE[1]].shape[0] > 1:
-        by_d = smallest_exact_n(width[PHASE[1]])
-        text += (f" Over widths, the {names[1]}'s smallest exact n is "
-                 + ", ".join(f"{'—' if math.isnan(v) else f'{v:g}'} at d = {d:g}" for d, v in by_d.items()) + ".")
+        parts = [", ".join(f"{'none of the grid' if math.isnan(v) else f'{v:g}'} at d = {d:g}"
+                           for d, v in smallest_exact_n(width[name]).items()) for name in PHASE[::-1]]
+        text += (f" Over widths (σ = {cfg.sigma:g}, r\\* = {cfg.phase_r_star}), the smallest exact n is {parts[0]} "
+                 f"for the {names[1]}, and {parts[1]} for the {names[0]}.")
+    relapses = [f"{y} = {key:g}" for grids, y in ((noise, "σ"), (width, "d"))
+                for key, row in grids[PHASE[0]].iterrows() if _relapses(row)]
+    if relapses:
+        text += (f" The {names[0]} loses r\\* again at a larger n after reading it exactly at a smaller one "
+                 f"({', '.join(relapses)}): more data shrink its noise threshold but not the bias of its logarithm.")
     cells = pd.concat([(g[PHASE[1]] >= g[PHASE[0]]).stack() for g in (noise, width)])
     return text + (f" In {int(cells.sum())} of the {len(cells)} cells of the two diagrams the {names[1]} is exact in "
                    f"at least as many seeds as the {names[0]}, which is given V\\*.")
