@@ -42,4 +42,6 @@ def test_the_summary_counts_match_the_rows(claims):
         assert row["claims"] == len(own)
         assert all(row[v] == (own["verdict"] == v).sum() for v in verdicts.VERDICTS)
     sentence = ledger.summary_sentence(claims)
-    assert f"**{len(claims)}** quantitative claims" in sentence
+    assert f"Of **{len(claims)}** verdicts on the paper's quantitative claims" in sentence
+    beyond = claims["section"].map(book.toc_parts()).eq(ledger.BEYOND).sum()
+    assert (f"({beyond} of them on the part beyond the paper" in sentence) == bool(beyond)

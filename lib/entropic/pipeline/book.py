@@ -221,6 +221,16 @@ def toc_notebooks(root: Path = paths.ROOT) -> list[str]:
     return [f.removeprefix(TOC_FOLDER + "/") for f in files if f.startswith(TOC_FOLDER + "/")]
 
 
+def toc_parts(root: Path = paths.ROOT) -> dict[str, str]:
+    """The caption of the part of ``_toc.yml`` each executed notebook is in ("" outside any part)."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    placed = [(c["file"], "") for c in toc.get("chapters", [])]
+    placed += [(c["file"], part.get("caption", "")) for part in toc.get("parts", []) for c in part.get("chapters", [])]
+    return {f.removeprefix(TOC_FOLDER + "/"): caption for f, caption in placed if f.startswith(TOC_FOLDER + "/")}
+
+
 def toc_sections(root: Path = paths.ROOT) -> list[str]:
     """The paper sections among :func:`toc_notebooks`, in the order of ``_toc.yml``."""
     return [name for name in toc_notebooks(root) if is_section(name)]

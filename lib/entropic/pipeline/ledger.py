@@ -13,6 +13,7 @@ import pandas as pd
 from .. import sections
 from . import book, runner, verdicts
 
+BEYOND = "Beyond the paper"  # the caption of the part of ``_toc.yml`` whose pages go past the paper
 COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "kind",
            "criterion", "claim holds", "value agrees", "verdict", "profile"]
 
@@ -62,4 +63,10 @@ def summary_sentence(ledger: pd.DataFrame) -> str:
     """The totals in one sentence, for the intro and the ledger's opening."""
     total = summary(ledger).loc["total"]
     parts = [f"**{int(total[v])}** {v}" for v in verdicts.VERDICTS if total[v]]
-    return f"Of the paper's **{int(total['claims'])}** quantitative claims: " + ", ".join(parts) + "."
+    part_of = book.toc_parts()
+    beyond = [name for name in dict.fromkeys(ledger["section"]) if part_of.get(name) == BEYOND]
+    again = int(ledger["section"].isin(beyond).sum())
+    where = (f" ({again} of them on the part {BEYOND.lower()}, which judges statements of the paper on "
+             f"estimators of its own)" if again else "")
+    return (f"Of **{int(total['claims'])}** verdicts on the paper's quantitative claims, one per claim and "
+            f"regime{where}: " + ", ".join(parts) + ".")
