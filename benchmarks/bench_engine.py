@@ -27,12 +27,11 @@ Appends a dated section to benchmarks/RESULTS.md (use --no-write to only print).
 from __future__ import annotations
 
 import argparse
-import datetime
 import math
 import platform
 import time
-from pathlib import Path
 
+import results
 import torch
 
 from entropic.engine import protocol
@@ -41,7 +40,6 @@ from entropic.engine.protocol import RECOVERY_STOP
 from entropic.engine.tasks import TEACHERS, make_attention_task
 from entropic.engine.train import rank_sweep, train
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
 T, D, SIGMA, SWEEP_STEPS, RECOVERY_STEPS = 16, 32, 0.05, 1500, 2500
 
 
@@ -145,13 +143,10 @@ def main():
     args = parser.parse_args()
     device = torch.device(args.device)
     if args.grid:
-        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        stamp = results.stamp()
         where = torch.cuda.get_device_name() if device.type == "cuda" else f"CPU ({platform.machine()})"
         lines = [f"### {stamp} — {where}, torch {torch.__version__}", "", *grid(args, device)]
-        print("\n".join(lines))
-        if not args.no_write:
-            with RESULTS.open("a") as handle:
-                handle.write("\n".join(lines) + "\n")
+        results.report(lines, write=not args.no_write)
         return
     naive = fixed = converged = 0.0
     student_steps = converged_steps = 0
@@ -176,7 +171,7 @@ def main():
                 mean_steps = sum(r["steps_run"] for r in rows) / len(rows)
                 lines_per_job.append(f"| {teacher} r*={r_star} {kind} | {len(ranks)} | {mean_steps:.0f} / {steps} | "
                                      f"{seconds:.1f} s |")
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = results.stamp()
     where = torch.cuda.get_device_name() if device.type == "cuda" else f"CPU ({platform.machine()})"
     lines = [
         f"### {stamp} — {where}, torch {torch.__version__}, {torch.get_num_threads()} threads",
@@ -200,10 +195,7 @@ def main():
         *lines_per_job,
         "",
     ]
-    print("\n".join(lines))
-    if not args.no_write:
-        with RESULTS.open("a") as handle:
-            handle.write("\n".join(lines) + "\n")
+    results.report(lines, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -178,8 +178,8 @@ def _task(p: dict):
 
 def _run(p: dict, task, estimator: str, compute) -> dict:
     """One row: the estimator's readings (``compute()`` → (integer rank or None, R̃_eff, converged, iterations)),
-    its wall time and the reference columns. A ValueError (too few samples for the estimator, a diverged fit) is recorded
-    in ``failure`` with null readings, not raised: a failed estimate is a result of the frontier."""
+    its wall time and the reference columns. A ValueError (too few samples for the estimator, a diverged fit)
+    is recorded in ``failure`` with null readings, not raised: a failed estimate is a result of the frontier."""
     _warm_up()
     start = time.perf_counter()
     try:
