@@ -23,6 +23,7 @@ import hashlib
 import inspect
 import sys
 import textwrap
+import threading
 import types
 from pathlib import PurePath
 
@@ -159,11 +160,18 @@ def reachable(module: types.ModuleType, kind: str | None = None) -> dict[str, st
     return _Walker(package).visit(entry_point(module, kind))
 
 
+# One walk at a time: the book renders pages on threads, and CPython 3.11's parser is not safe for
+# concurrent ast.parse calls ("SystemError: AST constructor recursion depth mismatch").
+_PARSING = threading.Lock()
+
+
 def version_key(module: types.ModuleType, kind: str | None = None) -> str:
     """The version key of a section's jobs of ``kind``: the hash of :func:`reachable`."""
+    with _PARSING:
+        pieces = reachable(module, kind)
     # Hashed under their names without the module, so moving a function between modules changes nothing.
     digest = hashlib.sha256()
     for name, piece in sorted((name.rsplit(".", 1)[-1] if "<" not in name else name, piece)
-                              for name, piece in reachable(module, kind).items()):
+                              for name, piece in pieces.items()):
         digest.update(name.encode() + b"\0" + piece.encode() + b"\0")
     return digest.hexdigest()[:12]
