@@ -46,7 +46,8 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
     models, seeds = results["models"], per_seed(results)
     final = models[np.isclose(models["fraction"], 1.0)]
     trained = final.drop_duplicates(["budget", "corpus", "d_model", "seed"])
-    out |= {"main_budget": f"{main / 1e6:g}M tokens per model", "models": len(trained), "budgets": ", ".join(
+    out |= {"main_budget": f"{main / 1e6:g}M tokens per model", "models": int((trained["budget"] == main).sum()),
+            "budgets": ", ".join(
         f"{b / 1e6:g}M tokens per model ({int(r['cells stored'])} of {int(r['cells asked'])} cells)"
         for b, r in table.iterrows())}
     width = int(seeds["d_model"].max())
@@ -62,7 +63,8 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
         devices = sorted({e.provenance.get("device", "?") for e in results.entries if tag in e.job})
         costs.append(f"the {budget / 1e6:g}M grid took {own['train_seconds'].sum():,.0f} s of training "
                      f"({', '.join(devices)})")
-    out["cost"] = "; ".join(costs).capitalize() + "."
+    cost = "; ".join(costs)
+    out["cost"] = cost[:1].upper() + cost[1:] + "."
     steps = analysis.trajectory(results)
     if len(steps):
         out["trajectory_text"] = _trajectory_text(steps)
@@ -75,14 +77,20 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
 
 
 def _trajectory_text(steps: pd.DataFrame) -> str:
-    falling = steps["Spearman(rank, loss)"] < 0
-    text = (f"In {int(falling.sum())} of the {len(steps)} (budget, corpus, width) models the measured rank rises "
-            f"while the validation loss falls from checkpoint to checkpoint")
-    if falling.all():
+    """Per budget: in how many (corpus, width) cells the rank rises as the loss falls, and per width where
+    the cells disagree."""
+    rises = steps["Spearman(rank, loss)"] < 0
+    text = (f"In {int(rises.sum())} of the {len(steps)} (budget, corpus, width) cells the measured rank rises "
+            f"while the validation loss falls from checkpoint to checkpoint (Spearman over the checkpoints < 0)")
+    if rises.all():
         return text + ": within every model, the rank tracks fitting progress."
-    rising = steps.loc[~falling, ["budget", "corpus", "d_model"]]
-    listed = ", ".join(f"`{c}` at {w} ({b / 1e6:g}M)" for b, c, w in rising.itertuples(index=False))
-    return text + f"; the exceptions: {listed}."
+    parts = []
+    for budget, group in steps.groupby("budget"):
+        up = rises[group.index]
+        widths = ", ".join(f"{int(up[w_group.index].sum())} of {len(w_group)} at d_model = {w}"
+                           for w, w_group in group.groupby("d_model"))
+        parts.append(f"{budget / 1e6:g}M tokens per model: {widths}")
+    return text + "; per budget, the cells where it rises: " + "; ".join(parts) + "."
 
 
 def figure_prediction(results):
