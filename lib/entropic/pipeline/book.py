@@ -132,8 +132,8 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     finally:
         staged_input.unlink(missing_ok=True)
     executed = downloadable(nbformat.read(staged_output, as_version=4))
-    # Stamped after the run: the entries the page read exist now, even those it had to compute.
-    stamp = fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
+    if is_section(section) and results.computed:  # stamped with the entries the page read, computed ones too
+        stamp = fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
     executed.metadata["entropic"] = {"section": section, "profile": shown, "overrides": overrides, "fingerprint": stamp}
     nbformat.write(executed, staged_output)
     staged_output.replace(target)
@@ -213,12 +213,7 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
 
 def toc_notebooks(root: Path = paths.ROOT) -> list[str]:
     """The executed notebooks the book shows (sections and pages), in the order of ``_toc.yml``."""
-    import yaml
-
-    toc = yaml.safe_load((root / "_toc.yml").read_text())
-    chapters = [*toc.get("chapters", []), *(c for part in toc.get("parts", []) for c in part.get("chapters", []))]
-    files = [c["file"] for c in chapters]
-    return [f.removeprefix(TOC_FOLDER + "/") for f in files if f.startswith(TOC_FOLDER + "/")]
+    return list(toc_parts(root))
 
 
 def toc_parts(root: Path = paths.ROOT) -> dict[str, str]:
