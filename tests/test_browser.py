@@ -88,7 +88,8 @@ def test_every_page_renders_cleanly_in_a_real_browser(site):
             for label, width in WIDTHS.items():
                 page = browser.new_page(viewport={"width": width, "height": 900})
                 errors, failed = [], []
-                page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
+                page.on("console", lambda m, e=errors: e.append(f"{m.text} ({m.location.get('url')})")
+                            if m.type == "error" else None)
                 page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
                 page.on("requestfailed", lambda r, f=failed: f.append(r.url))
                 page.on("response", lambda r, f=failed: f.append(f"{r.status} {r.url}") if r.status >= 400 else None)
@@ -97,7 +98,7 @@ def test_every_page_renders_cleanly_in_a_real_browser(site):
                 page.wait_for_timeout(300)
                 where = f"{name} @{width}px"
                 problems += [f"{where}: console: {e}" for e in errors]
-                problems += [f"{where}: request failed: {f}" for f in failed if "favicon" not in f]
+                problems += [f"{where}: request failed: {f}" for f in failed]
                 widths = page.eval_on_selector_all("img", "els => els.map(e => [e.src, e.naturalWidth])")
                 problems += [f"{where}: image not loaded: {src}" for src, w in widths if not w]
                 text = page.inner_text("body")
