@@ -2,8 +2,8 @@
 
 Zero console errors and failed requests, every image loaded, math rendered by MathJax with no raw TeX
 left, every internal link resolving, nothing wider than a phone screen outside a box that scrolls
-sideways, and no Python object reprs or ``nan`` in the text. A screenshot of every page at both widths
-goes to ``_build/screens/`` of the book built for the tests.
+sideways, and no Python object reprs or ``nan`` in the text. A page with a problem is screenshot into
+``_build/screens/`` of the book built for the tests (``../shared/tools/look-at-book`` screenshots every page).
 
 Chromium: Debian's ``chromium`` package, driven by Playwright's Python package pointed at that binary (no
 browser download). ``.ci/run`` installs it; on a machine without it this test installs it with apt-get
@@ -97,6 +97,7 @@ def test_every_page_renders_cleanly_in_a_real_browser(site):
                 page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
                 page.wait_for_timeout(300)
                 where = f"{name} @{width}px"
+                before = len(problems)
                 problems += [f"{where}: console: {e}" for e in errors]
                 problems += [f"{where}: request failed: {f}" for f in failed]
                 widths = page.eval_on_selector_all("img", "els => els.map(e => [e.src, e.naturalWidth])")
@@ -122,7 +123,8 @@ def test_every_page_renders_cleanly_in_a_real_browser(site):
                             problems.append(f"{where}: broken link {href}")
                         elif fragment and f'id="{fragment}"' not in path.read_text(errors="ignore"):
                             problems.append(f"{where}: missing anchor {href}")
-                page.screenshot(path=str(screens / f"{name.replace('/', '_')}.{label}.png"), full_page=True)
+                if len(problems) > before:
+                    page.screenshot(path=str(screens / f"{name.replace('/', '_')}.{label}.png"), full_page=True)
                 page.close()
         browser.close()
-    assert not problems, "\n".join(sorted(set(problems))[:40])
+    assert not problems, "\n".join(sorted(set(problems))[:40]) + f"\n(screenshots of these pages: {screens})"
