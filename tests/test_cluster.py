@@ -57,12 +57,10 @@ def facts(results):
 
 @pytest.fixture(scope="module")
 def scheduler():
-    """A LocalCluster of two single-threaded worker processes; yields (scheduler address, client)."""
-    from distributed import Client, LocalCluster
-
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=40) as local, Client(local) as client:
-        yield local.scheduler_address, client
+    """The LocalCluster of ``--cluster local:2`` (two single-threaded worker processes), reached by its
+    address as a remote cluster is; yields (scheduler address, client)."""
+    with cluster.client("local:2") as client:
+        yield client.scheduler.address, client
 
 
 @pytest.fixture
@@ -97,6 +95,21 @@ def test_a_section_on_the_cluster_stores_exactly_what_a_local_run_stores(schedul
     assert [e.key for e in there.entries] == [e.key for e in here.entries]
     assert all(e.provenance["worker"] for e in there.entries)
     assert all(not e.provenance.get("worker") for e in here.entries)
+
+
+def test_local_workers_start_without_the_allocator_setting_that_slows_them_and_others_are_named(scheduler, capsys):
+    address, client = scheduler
+    assert cluster.slowed_workers(client) == []
+    variable = cluster.TRIM_VARIABLE
+    worker = sorted(client.scheduler_info()["workers"])[0]
+    client.run(os.environ.__setitem__, variable, "65536", workers=[worker])  # as Dask's default worker has it
+    try:
+        assert cluster.slowed_workers(client) == [worker]
+        assert list(cluster.map_jobs("surrogate", [], address)) == []
+        assert f"1 worker(s) started with {variable} set" in capsys.readouterr().err
+    finally:
+        client.run(os.environ.pop, variable, workers=[worker])
+    assert cluster.slowed_workers(client) == []
 
 
 def test_a_worker_killed_mid_sweep_loses_only_its_job(scheduler, slow_section, tmp_path, monkeypatch):

@@ -173,6 +173,8 @@ def _relative(error) -> str:
 
 def _computed(section, shelf, todo, address, bar):
     """``(job, tables, provenance)`` of every job to do: here, one after another, or on a cluster."""
+    if not todo:
+        return
     if address:
         scratch = [(job, key, str(shelf.scratch(job))) for job, key in todo]
         yield from cluster.map_jobs(section, scratch, address)
