@@ -102,13 +102,13 @@ def test_local_workers_start_without_the_allocator_setting_that_slows_them_and_o
     assert cluster.slowed_workers(client) == []
     variable = cluster.TRIM_VARIABLE
     worker = sorted(client.scheduler_info()["workers"])[0]
-    client.run(os.environ.__setitem__, variable, "65536", workers=[worker])  # as Dask's default worker has it
+    client.run(lambda: os.environ.__setitem__(variable, "65536"), workers=[worker])  # as Dask's default has it
     try:
         assert cluster.slowed_workers(client) == [worker]
         assert list(cluster.map_jobs("surrogate", [], address)) == []
         assert f"1 worker(s) started with {variable} set" in capsys.readouterr().err
     finally:
-        client.run(os.environ.pop, variable, workers=[worker])
+        client.run(lambda: os.environ.pop(variable), workers=[worker])
     assert cluster.slowed_workers(client) == []
 
 

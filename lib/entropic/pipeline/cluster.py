@@ -152,9 +152,15 @@ def client(address: str):
         yield dask
 
 
+def _trim_setting() -> str | None:
+    """This process's ``MALLOC_TRIM_THRESHOLD_`` (run on a worker: a bound ``os.environ.get`` would be pickled
+    with the client's environment)."""
+    return os.environ.get(TRIM_VARIABLE)
+
+
 def slowed_workers(dask) -> list[str]:
     """The workers of a connected client that started with ``MALLOC_TRIM_THRESHOLD_`` set (see ``TRIM``)."""
-    return sorted(worker for worker, value in dask.run(os.environ.get, TRIM_VARIABLE).items() if value)
+    return sorted(worker for worker, value in dask.run(_trim_setting).items() if value)
 
 
 def map_jobs(section: str, todo: list[tuple[store.Job, str, str | None]], address: str,
