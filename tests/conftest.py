@@ -30,11 +30,7 @@ def tiny_book() -> Path:
     shutil.copytree(paths.BOOK_SOURCES, root / "book", dirs_exist_ok=True)
     shutil.copytree(paths.ROOT / "_assets", root / "_assets", dirs_exist_ok=True,
                     ignore=shutil.ignore_patterns("mathjax"))
-    pages = book.toc_notebooks()
-    # The ledger reads every section's stored tables: it runs after the pages that compute them, which run
-    # side by side as `make book` runs them.
-    book.execute_all([(name, "tiny", {}) for name in pages if name != "ledger"], log=lambda *_: None)
-    book.execute("ledger", "tiny", {}, log=lambda *_: None)
+    book.execute_all([(name, "tiny", {}) for name in book.toc_notebooks()], log=lambda *_: None)
     return root
 
 

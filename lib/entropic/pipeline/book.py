@@ -106,7 +106,11 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     out_dir = out_dir or paths.EXECUTED
     target = out_dir / f"{section}.ipynb"
     shown = shown_profile(section, profile, overrides)
-    stamp = fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
+
+    def stamp_now() -> str:
+        return fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
+
+    stamp = stamp_now()
     if not force and stored_fingerprint(target) == stamp:
         log(f"[entropic] {section}: page is current ({target.relative_to(out_dir.parent)})")
         return target
@@ -133,7 +137,7 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
         staged_input.unlink(missing_ok=True)
     executed = downloadable(nbformat.read(staged_output, as_version=4))
     if is_section(section) and results.computed:  # stamped with the entries the page read, computed ones too
-        stamp = fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
+        stamp = stamp_now()
     executed.metadata["entropic"] = {"section": section, "profile": shown, "overrides": overrides, "fingerprint": stamp}
     nbformat.write(executed, staged_output)
     staged_output.replace(target)
@@ -197,18 +201,26 @@ def _placeholder(notebook, section: str, profile: str):
 
 def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, log=print) -> list[Path]:
     """Render several pages, ``(name, profile, overrides)`` each, ``workers`` at a time (default: one per
-    CPU core; each page runs in its own kernel process). Errors are raised after every page has run, the
-    first one first, so one failing page does not stop the others."""
+    CPU core; each page runs in its own kernel process). A page that reads other sections' stored results
+    (the ledger, :func:`reads_results`) runs after the section pages, which may compute them. Errors are
+    raised after every page has run, the first one first, so one failing page does not stop the others."""
     import concurrent.futures
     import os
 
+    def reader(name: str) -> bool:
+        return not is_section(name) and reads_results(paths.notebook_source(name).read_bytes())
+
     workers = workers or int(os.environ.get("ENTROPIC_PAGE_WORKERS", 0)) or os.cpu_count() or 1
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(execute, name, profile, overrides, log=log) for name, profile, overrides in pages]
-    errors = [f.exception() for f in futures if f.exception() is not None]
+    futures = {}  # page index -> future
+    for readers in (False, True):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            futures |= {i: pool.submit(execute, *page, log=log) for i, page in enumerate(pages)
+                        if reader(page[0]) == readers}
+    ordered = [futures[i] for i in range(len(pages))]
+    errors = [f.exception() for f in ordered if f.exception() is not None]
     if errors:
         raise errors[0]
-    return [f.result() for f in futures]
+    return [f.result() for f in ordered]
 
 
 def toc_notebooks(root: Path = paths.ROOT) -> list[str]:

@@ -128,8 +128,6 @@ def _unset(variable: str):
     finally:
         if held is not None:
             os.environ[variable] = held
-        else:
-            os.environ.pop(variable, None)
 
 
 @contextlib.contextmanager
