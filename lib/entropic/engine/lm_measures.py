@@ -14,7 +14,10 @@ All with the effective rank of eq. (1) unless named:
   kernel acts on (as the paper writes it; ``side="both"`` gives Σ^{1/2} W_QK Σ^{1/2});
 * ``ffn_stable_ranks``: stable rank (eq. 3) of the FFN matrices W_1 and W_2 per layer.
 
-``measure_charlm`` computes all of them for every model, layer and head of a ``CharLM``. The data side
+``measure_charlm`` computes all of them for every model, layer and head of a ``CharLM``;
+``measure_charlm_spectra`` also returns the singular values of every matrix measured (``SPECTRA``), so
+that a later reading of a spectral measure (eq. 2, a per-layer reading, another tolerance) is computed
+from the stored spectra, without the model. The data side
 (the predictors and the B.4 operators) is in ``corpus_predictors``, statistics across corpora in
 ``statistics``. Used by the real-corpus diagnostics section (Appendix B).
 """
@@ -25,12 +28,12 @@ import numpy as np
 import torch
 
 from .charlm import CharLM, eval_windows
-from .spectral import effective_rank, participation_ratio, stable_rank
+from .spectral import effective_rank, participation_ratio, singular_values, stable_rank
 
 __all__ = [
-    "attention_inverse_simpson", "attention_participation_ratio", "ffn_stable_ranks", "input_covariance",
-    "layer_kernel_rank", "mean_attention_rank", "measure_charlm", "per_input_attention_rank", "static_kernel_rank",
-    "whitened_kernel_rank",
+    "SPECTRA", "attention_inverse_simpson", "attention_participation_ratio", "ffn_stable_ranks", "input_covariance",
+    "layer_kernel_rank", "mean_attention_rank", "measure_charlm", "measure_charlm_spectra", "per_input_attention_rank",
+    "static_kernel_rank", "whitened_kernel_rank",
 ]
 
 
@@ -121,6 +124,23 @@ def ffn_stable_ranks(W_1, W_2) -> tuple[np.ndarray, np.ndarray]:
 
 # ----------------------------------------------------------------------------- one model
 
+# The matrices whose singular values ``measure_charlm_spectra`` returns: name -> (per head?, what it is).
+# A per-head W_QK^h and its whitened form have rank ≤ d_h = D/H: only their d_h leading values are kept
+# (the others are round-off of a rank-d_h product).
+SPECTRA = {
+    "W_QK": (True, "the static kernel W_Q^h W_K^hᵀ of a head, d_h leading values"),
+    "whitened_W_QK": (True, "W_QK^h Σ_X^{1/2}, d_h leading values"),
+    "mean_attention": (True, "E_X[A(X)] of a head, T values"),
+    "layer_W_QK": (False, "the layer's kernel Σ_h W_QK^h, D values"),
+    "ffn_in": (False, "W_1 : (D, 4D), D values"),
+    "ffn_out": (False, "W_2 : (4D, D), D values"),
+}
+
+
+def _values(sv) -> list[float]:
+    """Singular values as stored: float32 precision, the precision the models train in."""
+    return [float(v) for v in np.asarray(sv, dtype=np.float32)]
+
 
 @torch.no_grad()
 def measure_charlm(model: CharLM, tokens, context: int | None = None, max_windows: int = 64,
@@ -137,6 +157,20 @@ def measure_charlm(model: CharLM, tokens, context: int | None = None, max_window
         attention_inverse_simpson, whitened_kernel_rank, and per layer (the same in every head's row)
         layer_kernel_rank, ffn_in_stable_rank, ffn_out_stable_rank.
     """
+    return measure_charlm_spectra(model, tokens, context, max_windows, batch_size)[0]
+
+
+@torch.no_grad()
+def measure_charlm_spectra(model: CharLM, tokens, context: int | None = None, max_windows: int = 64,
+                           batch_size: int = 32) -> tuple[list[dict], list[dict]]:
+    """:func:`measure_charlm`'s rows, and the singular values of every matrix they measure.
+
+    Returns
+    -------
+    rows : as :func:`measure_charlm`.
+    spectra : one dict per (model, layer, matrix, head) with model, seed, layer, head (None for a
+        per-layer matrix), matrix (a key of ``SPECTRA``) and values (σ₁ ≥ σ₂ ≥ …, float32 precision).
+    """
     context = context or model.T
     x, _ = eval_windows(tokens, context, max_windows)
     device = next(model.parameters()).device
@@ -148,8 +182,9 @@ def measure_charlm(model: CharLM, tokens, context: int | None = None, max_window
             att[layer].append(a[layer].double().cpu())
             states[layer].append(h[layer].double().cpu())
     kernels = model.qk_kernels().double().cpu().numpy()  # (M, L, H, D, D)
-    ffn_in, ffn_out = ffn_stable_ranks(*(w.double().cpu().numpy() for w in model.ffn_weights()))
-    rows = []
+    W_1, W_2 = (w.double().cpu().numpy() for w in model.ffn_weights())
+    ffn_in, ffn_out = ffn_stable_ranks(W_1, W_2)
+    rows, spectra = [], []
     for layer in range(model.L):
         A = torch.cat(att[layer], 1).numpy()  # (M, N, H, T, T)
         Z = torch.cat(states[layer], 1).numpy()  # (M, N, T, D)
@@ -168,4 +203,15 @@ def measure_charlm(model: CharLM, tokens, context: int | None = None, max_window
                                  whitened_kernel_rank=float(white[head]), layer_kernel_rank=whole,
                                  ffn_in_stable_rank=float(ffn_in[m, layer]),
                                  ffn_out_stable_rank=float(ffn_out[m, layer])))
-    return rows
+            per_head = {"W_QK": singular_values(kernels[m, layer])[:, :model.dh],
+                        "whitened_W_QK": singular_values(kernels[m, layer] @ _sqrtm_psd(input_covariance(Z[m])))
+                        [:, :model.dh],
+                        "mean_attention": singular_values(A[m].mean(0))}
+            per_layer = {"layer_W_QK": singular_values(kernels[m, layer].sum(0)),
+                         "ffn_in": singular_values(W_1[m, layer]), "ffn_out": singular_values(W_2[m, layer])}
+            where = dict(model=m, seed=model.seeds[m], layer=layer)
+            spectra += [{**where, "head": head, "matrix": name, "values": _values(sv[head])}
+                        for name, sv in per_head.items() for head in range(model.H)]
+            spectra += [{**where, "head": None, "matrix": name, "values": _values(sv)}
+                        for name, sv in per_layer.items()]
+    return rows, spectra

@@ -20,7 +20,9 @@ import torch
 
 __all__ = [
     "effective_rank",
+    "effective_rank_from_spectrum",
     "energy_effective_rank",
+    "energy_effective_rank_from_spectrum",
     "mp_corrected_effective_rank",
     "numerical_rank",
     "participation_ratio",
@@ -147,3 +149,25 @@ def participation_ratio(M):
     num = energy.sum(-1) ** 2
     den = (energy**2).sum(-1)
     return _out(torch.where(den > 0, num / den.clamp_min(torch.finfo(energy.dtype).tiny), 0.0), is_numpy)
+
+
+# ----------------------------------------------------------------------------- from stored spectra
+
+
+def _spectrum(sv) -> torch.Tensor:
+    t = torch.as_tensor(np.asarray(sv, dtype=np.float64))
+    if t.ndim < 1 or t.shape[-1] == 0:
+        raise ValueError(f"expected singular values of shape (..., q) with q ≥ 1, got shape {tuple(t.shape)}")
+    if not torch.isfinite(t).all() or (t < 0).any():
+        raise ValueError("singular values must be finite and non-negative")
+    return t
+
+
+def effective_rank_from_spectrum(sv):
+    """Eq. (1) from singular values σ : (..., q) (e.g. stored ones) → (...); as :func:`effective_rank`."""
+    return _out(_spectral_entropy_rank(_spectrum(sv), power=1), True)
+
+
+def energy_effective_rank_from_spectrum(sv):
+    """Eq. (2) from singular values σ : (..., q) → (...); as :func:`energy_effective_rank`."""
+    return _out(_spectral_entropy_rank(_spectrum(sv), power=2), True)

@@ -64,6 +64,18 @@ def optional_text(name, value):
     return value
 
 
+def non_negative_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def optional_corpus(name, value):
+    if value is not None and value not in CORPUS_NAMES:
+        raise ValueError(f"{name} must be one of {', '.join(CORPUS_NAMES)} or None, got {value!r}")
+    return value
+
+
 def fraction(name, value):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
         raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
@@ -93,6 +105,14 @@ class Config(SectionConfig):
     weight_decay: float = ours(0.01, "AdamW weight decay on weight matrices", non_negative)
     checkpoints: tuple = ours((0.1, 0.25, 0.5, 1.0), "fractions of the budget at which every "
                                "model is measured (the trajectory)", fractions)
+    long_corpus: str | None = ours("english", "the corpus of the long run: one model trained far past the "
+                                   "budgets, measured at every doubling of its tokens (None: no long run)",
+                                   optional_corpus)
+    long_d_model: int = ours(256, "its width d_model", positive_int)
+    long_seed: int = ours(0, "its seed", non_negative_int)
+    long_tokens: int = ours(61_440_000, "its training tokens (four times the largest budget)", positive_int)
+    long_doublings: int = ours(8, "its checkpoints: long_tokens / 2^k for k = 0 … long_doublings, and the "
+                                  "largest budget's checkpoints", non_negative_int)
     max_chars: int | None = ours(None, "leading characters used per corpus (None: all)",
                                   optional_positive_int)
     block: int = ours(2048, "block size of the interleaved validation split", positive_int)
@@ -124,6 +144,14 @@ class Config(SectionConfig):
         if uneven:
             raise ValueError(f"budgets {uneven} are not whole numbers of steps of batch_size·context = {per_step} "
                              f"tokens")
+        if self.long_corpus is not None:
+            if self.long_corpus not in self.corpora:
+                raise ValueError(f"long_corpus {self.long_corpus!r} is not among corpora {list(self.corpora)}")
+            if self.long_d_model % self.heads:
+                raise ValueError(f"long_d_model {self.long_d_model} is not divisible by heads={self.heads}")
+            if self.long_tokens % per_step:
+                raise ValueError(f"long_tokens {self.long_tokens} is not a whole number of steps of "
+                                 f"batch_size·context = {per_step} tokens")
         short = [b for b in self.budgets if b // per_step < 1 / self.checkpoints[0]]
         if short:
             raise ValueError(f"budgets {short} have fewer steps than the first checkpoint needs "
@@ -131,6 +159,14 @@ class Config(SectionConfig):
 
     def steps(self, budget: int) -> int:
         return budget // (self.batch_size * self.context)
+
+    def long_checkpoints(self) -> list[int]:
+        """The long run's checkpoints (steps): every doubling of its tokens, and the largest budget's
+        checkpoints (so the long run meets the grid where they overlap)."""
+        steps, largest = self.steps(self.long_tokens), self.steps(max(self.budgets))
+        marks = {round(steps / 2**k) for k in range(self.long_doublings + 1)}
+        marks |= {round(f * largest) for f in self.checkpoints if f * largest <= steps}
+        return sorted(m for m in marks if m >= 1)
 
 
 # ----------------------------------------------------------------------------- corpora and jobs
@@ -157,7 +193,8 @@ def budget_name(tokens: int) -> str:
 
 def jobs(cfg: Config) -> list[Job]:
     """Per corpus: one data job and one training job per (d_model, budget), smaller budgets first (a CPU
-    run finishes the grid it can afford before starting a GPU-sized one). A corpus not found on this
+    run finishes the grid it can afford before starting a GPU-sized one); last, the long run (one model
+    of ``long_corpus``, see ``Config``), when there is one. A corpus not found on this
     machine keeps its jobs when its text is pinned (``corpora.PINS``: the job names the pinned sha256, so
     stored results are read wherever the project is, and computing one says where to put the file);
     an unpinned missing corpus is skipped (the page lists it). When no corpus is found and none is
@@ -182,6 +219,13 @@ def jobs(cfg: Config) -> list[Job]:
                     "kind": "train", **source[name], **cfg.slice(
                         "seeds", "layers", "heads", "context", "batch_size", "lr", "weight_decay", "eval_windows",
                         "measure_windows", d_model=d_model, tokens=budget, steps=steps, checkpoints=marks)}))
+    name = cfg.long_corpus
+    if name is not None and name in sha:
+        out.append(Job(f"{name}-d{cfg.long_d_model}-{budget_name(cfg.long_tokens)}-seed{cfg.long_seed}-long", {
+            "kind": "train", **source[name], **cfg.slice(
+                "layers", "heads", "context", "batch_size", "lr", "weight_decay", "eval_windows", "measure_windows",
+                seeds=[cfg.long_seed], d_model=cfg.long_d_model, tokens=cfg.long_tokens,
+                steps=cfg.steps(cfg.long_tokens), checkpoints=cfg.long_checkpoints())}))
     return out
 
 
@@ -228,7 +272,8 @@ def fit_data(job: Job) -> dict[str, list[dict]]:
 
 def fit_train(job: Job, scratch=None) -> dict[str, list[dict]]:
     """Train every seed of one (corpus, width, budget) at once, measuring every model at each checkpoint:
-    both validation losses, the recent training loss and every App. B.1 measure per layer and head.
+    both validation losses, the recent training loss, every App. B.1 measure per layer and head, and the
+    singular values of every matrix measured (the ``spectra`` table: later readings need no training).
     ``scratch`` (a file the runner provides) holds the training state between checkpoints, so an
     interrupted job resumes from its last checkpoint."""
     p = job.params
@@ -244,14 +289,14 @@ def fit_train(job: Job, scratch=None) -> dict[str, list[dict]]:
         point = {**cell, "step": step, "tokens": step * tokens_per_step, "fraction": step / p["steps"]}
         models = [{**point, "seed": seed, "val_loss": float(val[m]), "tail_val_loss": float(tail[m])}
                   for m, seed in enumerate(p["seeds"])]
-        heads = [{**point, **row} for row in lm.measure_charlm(model, parts.interleaved,
-                                                               max_windows=p["measure_windows"])]
-        return {"models": models, "heads": heads}
+        rows, spectra = lm.measure_charlm_spectra(model, parts.interleaved, max_windows=p["measure_windows"])
+        return {"models": models, "heads": [{**point, **row} for row in rows],
+                "spectra": [{**point, **row} for row in spectra]}
 
     result = train_charlm(model, parts.train, p["steps"], p["batch_size"], lr=p["lr"],
                           weight_decay=p["weight_decay"], progress=False, device=device,
                           checkpoints=p["checkpoints"], on_checkpoint=measure, state_path=scratch)
-    models, heads = [], []
+    models, heads, spectra = [], [], []
     for step, measured in result.checkpoints:
         recent = result.history[max(0, step - max(1, step // 10)):step]  # the last tenth before the checkpoint
         for row in measured["models"]:
@@ -259,7 +304,8 @@ def fit_train(job: Job, scratch=None) -> dict[str, list[dict]]:
             models.append({**source, **row, "train_loss": float(recent[:, m].mean()),
                            "train_seconds": result.seconds, "seconds_per_model": result.seconds / model.M})
         heads += measured["heads"]
-    return {"models": models, "heads": heads}
+        spectra += measured["spectra"]
+    return {"models": models, "heads": heads, "spectra": spectra}
 
 
 # Each kind of job has its own function, so its version key covers only the code that kind runs:
