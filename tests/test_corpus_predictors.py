@@ -103,3 +103,50 @@ def test_lag_mi_is_deterministic_for_a_seed():
     a, b = corpus_predictors.lag_mi(text, 8, seed=3), corpus_predictors.lag_mi(text, 8, seed=3)
     np.testing.assert_array_equal(a.mi, b.mi)
     assert (a.null_q95, a.effective_lags) == (b.null_q95, b.effective_lags)
+
+
+def _english(chars: int = 60_000) -> np.ndarray:
+    from entropic.engine import corpora
+
+    return corpora.load_corpus("english", max_chars=chars).tokens
+
+
+@pytest.mark.parametrize("stream", ["iid", "shuffled english"])
+def test_the_max_over_lags_null_reads_no_structure_where_there_is_none_in_95_percent_of_draws(stream):
+    english = _english() if stream == "shuffled english" else None
+    clean = 0
+    draws = 200  # the rule's false-positive rate is 1/40: 5 expected, 10 allowed
+    for draw in range(draws):
+        rng = np.random.default_rng(1000 + draw)
+        tokens = rng.integers(0, 16, 6_000) if english is None else rng.permutation(english)[:6_000]
+        mi = corpus_predictors.lag_mi(tokens, max_lag=12, null_permutations=39, seed=draw)
+        clean += mi.informative_lags == 0 and mi.effective_lags == 0 and \
+            corpus_predictors.lag_mi_operator_rank(mi, 12) == 0
+    assert clean >= 0.95 * draws
+
+
+def test_the_lag1_rule_counts_noise_as_structure_where_the_max_rule_does_not():
+    tokens = np.random.default_rng(7).integers(0, 16, 200_000)
+    old = corpus_predictors.lag_mi(tokens, max_lag=64, null_permutations=20, rule="lag1")
+    new = corpus_predictors.lag_mi(tokens, max_lag=64, null_permutations=20, rule="max")
+    assert old.informative_lags > 0 and old.effective_lags > 1  # the uncorrected rule passes noise lags
+    assert new.informative_lags == 0 and new.effective_lags == 0
+
+
+def test_the_max_rule_keeps_the_dependence_of_a_markov_chain_and_refuses_a_weak_null():
+    chain = corpus_predictors.lag_mi(_markov(2), max_lag=8, null_permutations=19)
+    assert chain.informative_lags >= 2 and chain.effective_lags > 1
+    with pytest.raises(ValueError, match="19"):
+        corpus_predictors.lag_mi(_markov(2), max_lag=8, null_permutations=10)
+    with pytest.raises(ValueError, match="rule"):
+        corpus_predictors.lag_mi(_markov(2), max_lag=8, rule="bonferroni")
+
+
+def test_conditional_entropy_is_at_most_the_unigram_entropy_and_zero_for_a_deterministic_successor():
+    rng = np.random.default_rng(0)
+    iid = rng.integers(0, 8, 100_000)
+    assert corpus_predictors.conditional_entropy(iid) == pytest.approx(np.log(8), abs=2e-3)
+    cyclic = np.tile(np.arange(5), 2000)
+    assert corpus_predictors.conditional_entropy(cyclic) == pytest.approx(0.0, abs=1e-12)
+    text = _markov(1)
+    assert corpus_predictors.conditional_entropy(text) < corpus_predictors.unigram_entropy(text)

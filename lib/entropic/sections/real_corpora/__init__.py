@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ...engine import corpora
@@ -122,7 +123,10 @@ class Config(SectionConfig):
     measure_windows: int = ours(64, "validation windows the attention measures average", positive_int)
     max_lag: int | None = ours(None, "lags k = 1 … max_lag of the lag-MI predictor (None: context)",
                                 optional_positive_int)
-    null_permutations: int = ours(20, "shuffles of the corpus forming the lag-MI null", positive_int)
+    null_permutations: int = ours(20, "shuffles of the corpus forming the lag-1 null of the earlier lag-MI rule "
+                                      "(second reading)", positive_int)
+    max_null_permutations: int = ours(39, "shuffled copies forming the max-over-lags null of the lag-MI "
+                                          "predictor (false-positive rate 1/40 over all lags)", positive_int)
     min_count: int = ours(20, "rarer characters are pooled into one symbol (predictors)", positive_int)
     lags: int = ours(8, "lags of the canonical-correlation lag operator (second reading)", positive_int)
     symbols: int = ours(32, "its common symbol budget K (rest pooled)", positive_int)
@@ -208,8 +212,8 @@ def jobs(cfg: Config) -> list[Job]:
     source = {name: cfg.slice("corpus_dir", "sources", "max_chars", "block", "val_every", "tail_fraction",
                               corpus=name, sha256=digest) for name, digest in sha.items()}
     out = [Job(f"{name}-data", {"kind": "data", **source[name], **cfg.slice(
-        "context", "null_permutations", "min_count", "lags", "symbols", "ablation_context", "ablation_windows", "ridge",
-        "ridge_width", max_lag=cfg.max_lag or cfg.context)}) for name in sha]
+        "context", "null_permutations", "max_null_permutations", "min_count", "lags", "symbols", "ablation_context",
+        "ablation_windows", "ridge", "ridge_width", max_lag=cfg.max_lag or cfg.context)}) for name in sha]
     for budget in sorted(cfg.budgets):
         steps = cfg.steps(budget)
         marks = sorted({max(1, round(f * steps)) for f in cfg.checkpoints})
@@ -244,12 +248,14 @@ def _corpus(p: dict):
 
 
 def fit_data(job: Job) -> dict[str, list[dict]]:
-    """The data side of one corpus, from its training part only: the lag-MI predictor (three readings),
-    the canonical-correlation lag operator, H₁, and the two B.4 ablation operators."""
+    """The data side of one corpus, from its training part only: the lag-MI predictor under its two rules
+    (three readings each), the canonical-correlation lag operator, H₁ and H(x_t | x_{t−1}), and the two B.4
+    ablation operators (the ridge operator's numerical rank at float64 and at float32 precision)."""
     p = job.params
     _, parts, source = _corpus(p)
     train = parts.train
-    mi = predictors.lag_mi(train, p["max_lag"], p["min_count"], p["null_permutations"], seed=0)
+    mi = predictors.lag_mi(train, p["max_lag"], p["min_count"], p["max_null_permutations"], seed=0, rule="max")
+    lag1 = predictors.lag_mi(train, p["max_lag"], p["min_count"], p["null_permutations"], seed=0, rule="lag1")
     capped = predictors.lag_operator(train, p["lags"], p["min_count"], p["symbols"])
     uncapped = predictors.lag_operator(train, p["lags"], p["min_count"], None)
     T = p["ablation_context"]
@@ -258,16 +264,21 @@ def fit_data(job: Job) -> dict[str, list[dict]]:
     repeat = predictors.repeat_operator(train, T, p["ablation_windows"])
     row = {**source, "effective_lags": mi.effective_lags, "informative_lags": mi.informative_lags,
            "lag_mi_operator_rank": predictors.lag_mi_operator_rank(mi, p["context"]), "mi_total": mi.total,
+           "effective_lags_lag1": lag1.effective_lags, "informative_lags_lag1": lag1.informative_lags,
+           "lag_mi_operator_rank_lag1": predictors.lag_mi_operator_rank(lag1, p["context"]),
            "cca_rank": capped.effective_rank, "cca_energy_rank": capped.energy_effective_rank,
            "cca_max_rank": capped.max_rank, "cca_uncapped_rank": uncapped.effective_rank,
-           "unigram_entropy": predictors.unigram_entropy(train), "ablation_context": T,
-           "ridge_rank": float(effective_rank(ridge)), "ridge_numerical_rank": int(numerical_rank(ridge)),
+           "unigram_entropy": predictors.unigram_entropy(train),
+           "conditional_entropy": predictors.conditional_entropy(train), "ablation_context": T,
+           "ridge_rank": float(effective_rank(ridge)),
+           "ridge_numerical_rank": int(numerical_rank(ridge, rtol=T * float(np.finfo(np.float64).eps))),
+           "ridge_numerical_rank_float32": int(numerical_rank(ridge)),
            "repeat_rank": float(effective_rank(repeat)), "repeat_numerical_rank": int(numerical_rank(repeat))}
-    profile = [{"corpus": source["corpus"], "lag": k + 1, "mi": float(mi.mi[k]), "excess": float(mi.excess[k])}
-               for k in range(len(mi.mi))]
-    return {"predictor": [row], "lag_mi": profile, "lag_mi_null": [{"corpus": source["corpus"],
-                                                                    "null_mean": mi.null_mean,
-                                                                    "null_q95": mi.null_q95}]}
+    profile = [{"corpus": source["corpus"], "lag": k + 1, "mi": float(mi.mi[k]), "excess": float(mi.excess[k]),
+                "excess_lag1": float(lag1.excess[k])} for k in range(len(mi.mi))]
+    nulls = [{"corpus": source["corpus"], "rule": m.rule, "null_mean": m.null_mean, "threshold": m.threshold}
+             for m in (mi, lag1)]
+    return {"predictor": [row], "lag_mi": profile, "lag_mi_null": nulls}
 
 
 def fit_train(job: Job, scratch=None) -> dict[str, list[dict]]:

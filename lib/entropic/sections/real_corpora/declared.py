@@ -37,8 +37,8 @@ DECLARED = {
         "(T·ε₃₂·σ₁, the precision the models train in) and R_eff ≥ 0.9 T stay as other readings, and the prose "
         "states the verdict of the reading it names."),
     "H₁": (
-        "The paper does not define H₁. The unigram entropy (bits) stays the main reading; the conditional "
-        "entropy H(x_t | x_{t−1}) is shown beside it as a data-only alternative, and the FFN verdict says "
+        "The paper does not define H₁. The unigram entropy (nats per character) stays the main reading; the "
+        "conditional entropy H(x_t | x_{t−1}) is shown beside it as a data-only alternative, and the FFN verdict says "
         "whether it changes under it."),
     "lag-MI predictor": (
         "A lag is informative when its MI exceeds the maximum, over all lags, of the MI of shuffled streams "
