@@ -66,6 +66,6 @@ def check_verdicts(table: pd.DataFrame) -> None:
         claim = verdicts.Claim(row["paper says"], None if pd.isna(row["paper value"]) else row["paper value"], "")
         agrees, _ = verdicts.value_check(row["ours"], claim, row["se"], bool(row["exact"]), bool(row["upper bound"]))
         assert agrees == (None if pd.isna(row["value agrees"]) else bool(row["value agrees"])), quantity
-        significant = (bool(row["p"] < verdicts.SIGNIFICANCE) if row["kind"] == "sign" and not pd.isna(row["p"])
-                       else None)
+        signed = row["kind"] in verdicts.SIGNED and not pd.isna(row["p"])
+        significant = bool(row["p"] < verdicts.SIGNIFICANCE) if signed else None
         assert row["verdict"] == verdicts.verdict(bool(row["claim holds"]), agrees, significant), quantity

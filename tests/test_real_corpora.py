@@ -4,6 +4,7 @@ import dataclasses
 import shutil
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import check_verdicts
@@ -73,7 +74,11 @@ def test_every_corpus_has_its_provenance_in_the_rows_and_no_machine_path(three):
     for _, row in pred.iterrows():
         assert row["sha256"] == corpora.PINS[row["corpus"]].sha256 and row["matches_pin"]
     checkpoints = len(three.cfg.checkpoints)
-    assert len(models) == 3 * 2 * checkpoints  # three corpora × two seeds × the checkpoints, one width
+    grid = section.grid.grid(three, "models")
+    assert len(grid) == 3 * 2 * checkpoints  # three corpora × two seeds × the checkpoints, one width
+    long = section.grid.long_rows(three, "models")
+    assert len(long) == len(three.cfg.long_checkpoints()) and set(long["seed"]) == {three.cfg.long_seed}
+    assert len(models) == len(grid) + len(long)  # the long run is stored beside the grid, never inside it
     facts = section.facts(three)
     assert facts["n_found"] == 3 and facts["missing"] == "none" and facts["models"] == 6
 
@@ -93,7 +98,7 @@ def test_a_resumed_grid_equals_an_uninterrupted_one(tmp_path, monkeypatch):
     shelf = store.Store("custom", "real_corpora")
     expected = shelf.load(job).tables
     calls = []
-    original = section.lm.measure_charlm
+    original = section.lm.measure_charlm_spectra
 
     def stop_at_second_checkpoint(*args, **kwargs):
         calls.append(1)
@@ -101,16 +106,17 @@ def test_a_resumed_grid_equals_an_uninterrupted_one(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(section.lm, "measure_charlm", stop_at_second_checkpoint)
+    monkeypatch.setattr(section.lm, "measure_charlm_spectra", stop_at_second_checkpoint)
     with pytest.raises(runner.Interrupted, match="resumes"):
         runner.run("real_corpora", "tiny", overrides, progress=False, force=True)
     assert shelf.scratch(job).exists()  # the first checkpoint's state is on disk
-    monkeypatch.setattr(section.lm, "measure_charlm", original)
+    monkeypatch.setattr(section.lm, "measure_charlm_spectra", original)
     shelf.path(job).unlink()
     resumed = runner.run("real_corpora", "tiny", overrides, progress=False)
     assert resumed.computed == 1 and not shelf.scratch(job).exists()
     stored = shelf.load(job).tables
     assert stored["heads"] == expected["heads"]  # every measure at every checkpoint, bit for bit
+    assert stored["spectra"] == expected["spectra"]
     timing = ("train_seconds", "seconds_per_model")  # wall time, the one thing that differs
     assert [{k: v for k, v in r.items() if k not in timing} for r in stored["models"]] == \
         [{k: v for k, v in r.items() if k not in timing} for r in expected["models"]]
@@ -161,9 +167,86 @@ def test_bad_parameters_fail_before_any_work():
         runner.plan("real_corpora", "tiny", {"tail_fraction": 1.5})
     with pytest.raises(ValueError, match="whole numbers of steps"):
         runner.plan("real_corpora", "tiny", {"budgets": [1000]})
+    with pytest.raises(ValueError, match="long_tokens"):
+        runner.plan("real_corpora", "tiny", {"long_tokens": 2560})  # the long run's rows would join the grid
+    with pytest.raises(ValueError, match="long_corpus"):
+        runner.plan("real_corpora", "tiny", {"long_corpus": "json"})
 
 
 def test_a_dataclass_reading_changes_one_choice(three):
     main = section.analysis.MAIN
     layer = dataclasses.replace(main, kernel="layer_kernel_rank")
     assert section.analysis.cells(three, layer)["CV_seed"].notna().all()
+
+
+def test_readings_recomputed_from_the_stored_spectra_equal_those_measured_on_the_model(three):
+    spectra = three["spectra"]
+    assert set(spectra["matrix"]) == set(section.lm.SPECTRA)
+    d_h = three.cfg.d_models[0] // three.cfg.heads
+    assert (spectra[spectra["matrix"] == "W_QK"]["values"].map(len) == d_h).all()  # rank ≤ d_h: d_h values kept
+    table = section.spectra_table(three)
+    assert len(table) == 3 * three.cfg.layers  # every (corpus, layer) of the one width, final checkpoint
+    np.testing.assert_allclose(table["R_eff(W_QK), eq. 1, from the spectra"],
+                               table["R_eff(W_QK), eq. 1, as measured"], rtol=1e-5)
+    heads = section.grid.heads(three)  # per head and checkpoint: eq. 1 from the spectra = eq. 1 measured
+    np.testing.assert_allclose(heads["spectrum_kernel_rank"], heads["static_kernel_rank"], rtol=1e-5)
+    assert (heads["energy_kernel_rank"] <= heads["static_kernel_rank"] + 1e-9).all()  # eq. 2 ≤ eq. 1
+    layer = heads.groupby(["budget", "corpus", "seed", "step", "layer"])["layer_energy_kernel_rank"].nunique()
+    assert (layer == 1).all()  # a per-layer reading is the same in every head's row
+
+
+def _two_budgets(results, shift_small: float, shift_large: float):
+    """The results with a doctored grid at two budgets (the stored one and three times its tokens), layer 1's
+    kernel rank moved by a shift per budget (so the layer claim can hold at one budget and fail at the other)."""
+    small = results.cfg.budgets[0]
+    large = 3 * small
+    tables = dict(results.tables)
+    for name in ("models", "heads"):
+        frame = section.grid.grid(results, name)
+        copies = []
+        for budget, shift in ((small, shift_small), (large, shift_large)):
+            copy = frame.assign(budget=budget)
+            if name == "heads":
+                copy.loc[copy["layer"] == 1, "static_kernel_rank"] += shift
+            copies.append(copy)
+        tables[name] = pd.concat(copies, ignore_index=True)
+    cfg = dataclasses.replace(results.cfg, budgets=(small, large))
+    return dataclasses.replace(results, tables=tables, cfg=cfg), small, large
+
+
+@pytest.mark.parametrize("holds_at", ["small", "large"])
+def test_a_verdict_that_flips_with_the_budget_is_marked_in_the_main_table(three, holds_at):
+    from entropic.pipeline import page
+
+    heads = section.grid.grid(three, "heads")
+    final = heads[np.isclose(heads["fraction"], 1.0)].groupby(["corpus", "layer"])["static_kernel_rank"].mean()
+    gap = float((final.unstack()[1] - final.unstack()[0]).min())  # layer 1 − layer 0, smallest over corpora
+    hold, fail = 5.0 - gap, -5.0 - gap  # shifts of layer 1 after which the claim holds, or fails
+    doctored, small, large = _two_budgets(three, *((hold, fail) if holds_at == "small" else (fail, hold)))
+    assert section.budgets(doctored)["complete"].all()
+    table = section.compare(doctored)
+    row = table.loc[next(q for q in table.index if q.startswith("min over corpora: layer 1"))]
+    held, failed = (small, large) if holds_at == "small" else (large, small)
+    assert row["by budget"] == f"differs: holds at {held / 1e6:g}M; fails at {failed / 1e6:g}M"
+    assert row["claim holds"] == (holds_at == "large")  # the main table judges the largest complete budget
+    text = page.comparison_markdown(table, "Cap.", "tbl-x")
+    assert row["note"] and "¹" in text and row["note"] in text  # marked in the main table, listed under it
+    unchanged = table.loc[next(q for q in table.index if q.startswith("max CV_seed"))]
+    assert unchanged["by budget"] == "same at every budget" and not unchanged["note"]
+
+
+def test_the_pooled_correlation_is_pearson_over_every_cell_with_its_critical_r():
+    from entropic.engine import statistics
+    from entropic.sections.real_corpora import analysis
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=18)
+    y = 0.9 * x + 0.3 * rng.normal(size=18)
+    r, p, _, _, n = analysis.pooled(x, y)
+    assert n == 18 and r == pytest.approx(np.corrcoef(x, y)[0, 1]) and p < 0.05
+    r0, p0, *_ = analysis.pooled(x, rng.normal(size=18))
+    assert abs(r0) < statistics.critical_r(18) and p0 > 0.05  # no relationship: below the |r| 18 points need
+    assert analysis.pooled(x[:2], y[:2]) is None
+    assert statistics.critical_r(6) == pytest.approx(0.811, abs=1e-3)
+    assert statistics.critical_r(18) == pytest.approx(0.468, abs=1e-3)
+    assert abs(-0.272) < statistics.critical_r(6)  # the paper's own r would not be significant with six corpora

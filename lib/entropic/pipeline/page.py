@@ -78,13 +78,22 @@ def _agreement(agrees, tolerance: str) -> str:
     return f"{cell(bool(agrees))} {tolerance}"
 
 
+MARKS = "¹²³⁴⁵⁶⁷⁸⁹"
+
+
 def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> str:
     """The table beside the paper, verdict first: the verdict count, the criteria it uses, the value rule,
-    then one row per quantity (the value's agreement shown with its tolerance)."""
+    then one row per quantity (the value's agreement shown with its tolerance). A non-empty ``note`` of a
+    row (e.g. the budgets at which its claim holds) marks its verdict and is listed under the table."""
     kinds = dict.fromkeys(comparison["kind"])
     criteria = "\n".join(f"- *{kind}*: {verdicts.CRITERIA[kind]}" for kind in kinds)
+    notes = [n if isinstance(n, str) else "" for n in comparison.get("note", pd.Series("", comparison.index))]
+    marked = [i for i, n in enumerate(notes) if n]
+    if len(marked) > len(MARKS):
+        raise ValueError(f"{len(marked)} notes under one table; at most {len(MARKS)}")
+    marks = {i: MARKS[k] for k, i in enumerate(marked)}
     rows = pd.DataFrame({
-        "verdict": [badge(v) for v in comparison["verdict"]],
+        "verdict": [badge(v) + marks.get(i, "") for i, v in enumerate(comparison["verdict"])],
         "quantity": comparison.index,
         "paper says": comparison["paper says"] + " (" + comparison["where"] + ")",
         "ours": comparison["ours"],
@@ -97,6 +106,7 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
     body = table_markdown(rows, caption, name, index=False,
                           missing="the paper states no number for this quantity, so only its claim is judged"
                           if comparison["paper value"].isna().any() else None)
+    body += "".join(f"\n{marks[i]} {notes[i]}\n" for i in marked)
     return (f"{verdicts.summary_markdown(comparison)} A claim holds when\n\n{criteria}\n\nA value agrees when "
             f"{verdicts.VALUE_RULE}.\n\n{body}")
 

@@ -68,6 +68,9 @@ CRITERIA = {
             f"significant)",
     "no relationship": f"the correlation's permutation p-value is at least {SIGNIFICANCE}: no relationship the "
                        f"corpora can show",
+    "progress": f"across corpora, the final loss correlates negatively with the measured rank (permutation p below "
+                f"{SIGNIFICANCE}, else: not significant) while the predicted rank does not correlate positively "
+                f"and significantly",
     "trajectory": "along training, the measured rank and the validation loss move in opposite directions "
                   "(Spearman over the checkpoints < 0) in every corpus × width cell",
     "near one": f"the ratio lies within {RECOVERY_TOLERANCE:.0%} of 1 (the book's tolerance for '≈', as for recovery)",
@@ -77,6 +80,9 @@ CRITERIA = {
     "goal": "the limitation stands unless the V-unknown estimator declared in advance meets the goal in every task of "
             "the softmax grid: integer rank = r* and |R̃_eff − the teacher's R̃_eff| ≤ 0.15",
 }
+
+
+SIGNED = ("sign", "progress")  # kinds whose verdict is "not significant" when the correlation's p ≥ SIGNIFICANCE
 
 
 @dataclass(frozen=True)
@@ -181,9 +187,9 @@ def row(quantity: str, ours: float, claim: Claim, kind: str, holds: bool, *, se:
         upper_bound: bool = False, p_value: float | None = None) -> dict:
     """One row of a comparison table; ``kind`` names its criterion in ``CRITERIA``, ``se`` is the seed
     standard error of ``ours`` (``seed_se``) that sets the value tolerance; ``p_value`` is shown, and for a
-    ``sign`` claim a p ≥ SIGNIFICANCE makes the verdict ``not significant``."""
+    ``sign`` or ``progress`` claim a p ≥ SIGNIFICANCE makes the verdict ``not significant``."""
     agrees, tolerance = value_check(float(ours), claim, se, exact, upper_bound)
-    significant = bool(p_value < SIGNIFICANCE) if kind == "sign" and p_value is not None else None
+    significant = bool(p_value < SIGNIFICANCE) if kind in SIGNED and p_value is not None else None
     return {"quantity": quantity, "paper says": claim.says, "where": claim.where, "paper value": claim.value,
             "ours": float(ours), "kind": kind, "criterion": CRITERIA[kind], "claim holds": bool(holds),
             "value tolerance": tolerance, "value agrees": agrees, "se": float(se), "exact": exact,

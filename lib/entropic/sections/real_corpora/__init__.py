@@ -99,7 +99,7 @@ class Config(SectionConfig):
     layers: int = param(2, "Transformer layers (App. B.1)", positive_int)
     heads: int = param(4, "attention heads per layer (App. B.1)", positive_int)
     budgets: tuple = ours((1_536_000, 15_360_000), "training tokens per model, one grid per budget "
-                           "(equal for every width; the second is for a GPU)", distinct_ints(1))
+                           "(equal for every width)", distinct_ints(1))
     context: int = ours(64, "characters per training window", positive_int)
     batch_size: int = ours(16, "windows per AdamW step and model", positive_int)
     lr: float = ours(1e-3, "AdamW learning rate (constant)", positive)
@@ -149,6 +149,9 @@ class Config(SectionConfig):
             raise ValueError(f"budgets {uneven} are not whole numbers of steps of batch_size·context = {per_step} "
                              f"tokens")
         if self.long_corpus is not None:
+            if self.long_tokens in self.budgets:
+                raise ValueError(f"long_tokens {self.long_tokens} equals one of the budgets {list(self.budgets)}: the "
+                                 f"long run must have a budget of its own")
             if self.long_corpus not in self.corpora:
                 raise ValueError(f"long_corpus {self.long_corpus!r} is not among corpora {list(self.corpora)}")
             if self.long_d_model % self.heads:
@@ -330,8 +333,6 @@ def fit(job: Job, scratch=None) -> dict[str, list[dict]]:
 
 
 from .analysis import (  # noqa: E402  (the tables and figures the page shows)
-    availability,
-    budgets,
     cells,
     compare,
     correlations,
@@ -339,15 +340,46 @@ from .analysis import (  # noqa: E402  (the tables and figures the page shows)
     specification,
     trajectory,
 )
+from .declared import DECLARED  # noqa: E402
 from .figures import (  # noqa: E402
     facts,
     figure_lag_mi,
     figure_learning,
+    figure_long_run,
     figure_measures,
     figure_prediction,
     figure_trajectory,
 )
+from .grid import availability, budgets  # noqa: E402
+from .long_run import trajectory as long_run_trajectory  # noqa: E402
+from .long_run import verdicts as long_run_verdicts  # noqa: E402
+from .readings import spectra_table  # noqa: E402
 
-__all__ = ["CLAIMS", "FITS", "TABLE", "TITLE", "Config", "availability", "budgets", "cells", "compare", "correlations",
-           "facts", "figure_lag_mi", "figure_learning", "figure_measures", "figure_prediction", "figure_trajectory",
-           "fit", "jobs", "measure_variation", "specification", "trajectory"]
+__all__ = [
+    "CLAIMS",
+    "DECLARED",
+    "FITS",
+    "TABLE",
+    "TITLE",
+    "Config",
+    "availability",
+    "budgets",
+    "cells",
+    "compare",
+    "correlations",
+    "facts",
+    "figure_lag_mi",
+    "figure_learning",
+    "figure_long_run",
+    "figure_measures",
+    "figure_prediction",
+    "figure_trajectory",
+    "fit",
+    "jobs",
+    "long_run_trajectory",
+    "long_run_verdicts",
+    "measure_variation",
+    "specification",
+    "spectra_table",
+    "trajectory",
+]

@@ -10,7 +10,6 @@ choice changed at a time and says which claims hold under every reading and whic
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -18,122 +17,27 @@ import pandas as pd
 from ...engine import statistics as stats
 from ...pipeline import verdicts
 from . import CLAIMS
-
-MEASURES = {"static_kernel_rank": "R_eff(W_QK)", "mean_attention_rank": "R_eff(E[A])",
-            "per_input_attention_rank": "E_X[R_eff(A(X))]", "attention_participation_ratio": "PR(E[A])",
-            "whitened_kernel_rank": "R_eff(W_QK Σ^½)"}
-PREDICTORS = {"effective_lags": "lag MI: effective number of informative lags",
-              "lag_mi_operator_rank": "lag MI: R_eff of the lag-MI operator",
-              "cca_rank": "canonical-correlation lag operator (32 symbols)",
-              "cca_uncapped_rank": "canonical-correlation lag operator (all symbols)"}
-MIN_CORPORA = 3  # a correlation (or an outlier) across fewer corpora is undefined
-
-
-@dataclass(frozen=True)
-class Reading:
-    """One choice for each thing App. B leaves open (see the module docstring)."""
-
-    predictor: str = "effective_lags"
-    kernel: str = "static_kernel_rank"  # per head; "layer_kernel_rank": per layer
-    participation: str = "attention_participation_ratio"  # spectral; "attention_inverse_simpson": per row
-    full_rank: str = "numerical = T"  # or "numerical ≥ 0.9 T", "R_eff ≥ 0.9 T"
-    separates: float = 3.0  # robust z-score above which the repeat operator sets a corpus apart
-    budget: int | None = None  # tokens per model; None: the largest budget whose grid is complete
-    fraction: float = 1.0  # the checkpoint (share of the budget)
-    split: str = "val_loss"  # interleaved blocks; "tail_val_loss": the corpus's tail
-    width: int | None = None  # the d_model of the correlations; None: the largest
-
-
-MAIN = Reading()
-ALTERNATIVES = {
-    "predictor": [p for p in PREDICTORS if p != MAIN.predictor],
-    "kernel": ["layer_kernel_rank"],
-    "participation": ["attention_inverse_simpson"],
-    "full_rank": ["numerical ≥ 0.9 T", "R_eff ≥ 0.9 T"],
-    "separates": [2.5, 2.0],
-    "split": ["tail_val_loss"],
-}
-
-
-def availability(cfg) -> pd.DataFrame:
-    """One row per corpus asked for: found (source, bytes, sha256, pin) or missing (where to put it)."""
-    from . import locate
-
-    rows = []
-    for name, found in locate(cfg).items():
-        if isinstance(found, str):
-            rows.append({"corpus": name, "status": "missing", "source": "—", "bytes": None, "sha256": "—",
-                         "matches pin": False, "where to put it": found.split("; ")[-1]})
-        else:
-            rows.append({"corpus": name, "status": "found", "source": found.source, "bytes": found.bytes,
-                         "sha256": found.sha256[:16] + "…", "matches pin": found.matches_pin, "where to put it": ""})
-    return pd.DataFrame(rows).set_index("corpus")
-
-
-# ----------------------------------------------------------------------------- which rows a reading uses
-
-
-def budgets(results) -> pd.DataFrame:
-    """Per budget: how many (corpus, width) cells are stored, of how many, and whether the grid is complete."""
-    from . import locate
-
-    models, cfg = results["models"], results.cfg
-    found = {name for name, prov in locate(cfg).items() if not isinstance(prov, str)}
-    expected = len(found) * len(cfg.d_models)
-    cells = models.drop_duplicates(["budget", "corpus", "d_model"]).groupby("budget").size()
-    out = pd.DataFrame({"cells stored": cells, "cells asked": expected}).reindex(sorted(cfg.budgets)).fillna(0)
-    out["complete"] = out["cells stored"] == out["cells asked"]
-    return out.astype({"cells stored": int, "cells asked": int})
-
-
-def main_budget(results) -> int:
-    """The largest budget whose grid is complete; else the budget with the most cells stored."""
-    table = budgets(results)
-    complete = table.index[table["complete"]]
-    return int(complete.max()) if len(complete) else int(table["cells stored"].idxmax())
-
-
-def _point(results, reading: Reading):
-    budget = reading.budget or main_budget(results)
-    heads, models = results["heads"], results["models"]
-    heads = heads[(heads["budget"] == budget) & np.isclose(heads["fraction"], reading.fraction)]
-    models = models[(models["budget"] == budget) & np.isclose(models["fraction"], reading.fraction)]
-    return heads, models, budget
+from .grid import budgets, cv, grid, main_budget, point
+from .grid import cells as _cells
+from .grid import per_seed as _per_seed
+from .readings import ALTERNATIVES, ENTROPIES, MAIN, MEASURES, MIN_CORPORA, PREDICTORS, Reading
 
 
 def per_seed(results, reading: Reading = MAIN) -> pd.DataFrame:
-    """One row per (corpus, d_model, seed): every measure averaged over layers and heads, per layer the
-    kernel rank, the FFN stable rank and both validation losses, at the reading's budget and checkpoint."""
-    heads, models, _ = _point(results, reading)
-    keys = ["corpus", "d_model", "seed"]
-    columns = [*MEASURES, "layer_kernel_rank", "attention_inverse_simpson", "ffn_in_stable_rank"]
-    out = heads.groupby(keys)[columns].mean()
-    layers = heads.groupby([*keys, "layer"])[reading.kernel].mean().unstack("layer")
-    out[[f"layer {k}" for k in layers.columns]] = layers
-    out[["val_loss", "tail_val_loss", "train_loss"]] = models.set_index(keys)[["val_loss", "tail_val_loss",
-                                                                               "train_loss"]]
-    return out.reset_index()
+    """One row per (corpus, d_model, seed) at the reading's budget and checkpoint (``grid.per_seed``)."""
+    return _per_seed(results, reading, MEASURES)
 
 
 def cells(results, reading: Reading = MAIN, seeds: pd.DataFrame | None = None) -> pd.DataFrame:
     """One row per (corpus, d_model): seed means, and CV_seed of the reading's kernel rank."""
-    seeds = per_seed(results, reading) if seeds is None else seeds
-    keys = ["corpus", "d_model"]
-    out = seeds.drop(columns="seed").groupby(keys).mean()
-    out["CV_seed"] = _cv(seeds.groupby(keys)[reading.kernel])
-    return out
-
-
-def _cv(grouped):
-    """Population coefficient of variation of every group (App. C.5's CV_seed), computed at once."""
-    return grouped.std(ddof=0) / grouped.mean().abs()
+    return _cells(per_seed(results, reading) if seeds is None else seeds, reading.kernel)
 
 
 # ----------------------------------------------------------------------------- the claims under a reading
 
 
 def _width(results, reading: Reading) -> int:
-    return reading.width or int(_point(results, reading)[1]["d_model"].max())
+    return reading.width or int(point(results, reading)[1]["d_model"].max())
 
 
 def _correlation(results, reading: Reading, x_of, y_column: str, statistic=stats.pearson, spread: bool = True,
@@ -163,15 +67,17 @@ def _predictor(results, reading: Reading):
     return lambda names: pred.loc[names, reading.predictor]
 
 
-def _h1(results):
+def _h1(results, reading: Reading = MAIN):
     pred = results["predictor"].set_index("corpus")
-    return lambda names: pred.loc[names, "unigram_entropy"]
+    return lambda names: pred.loc[names, reading.entropy]
 
 
 def _full_rank(pred: pd.DataFrame, reading: Reading) -> tuple[float, bool]:
     T = pred["ablation_context"]
-    if reading.full_rank == "numerical = T":
-        share = pred["ridge_numerical_rank"] / T
+    exact = {"numerical = T (float64)": "ridge_numerical_rank",
+             "numerical = T (float32)": "ridge_numerical_rank_float32"}
+    if reading.full_rank in exact:
+        share = pred[exact[reading.full_rank]] / T
         return float(share.min()), bool((share == 1).all())
     if reading.full_rank == "numerical ≥ 0.9 T":
         share = pred["ridge_numerical_rank"] / T
@@ -187,7 +93,7 @@ def measure_variation(results, reading: Reading = MAIN, seeds: pd.DataFrame | No
         measures.pop("attention_participation_ratio")
     table = cells(results, reading, seeds)[list(measures)]
     grouped = table.groupby(level="d_model")
-    out = _cv(grouped).where(grouped.count() > 1).rename(columns=measures)
+    out = cv(grouped).where(grouped.count() > 1).rename(columns=measures)
     out["predictor"] = stats.coefficient_of_variation(results["predictor"][reading.predictor])
     return out
 
@@ -201,7 +107,7 @@ def separated(results, z: float = 3.0) -> np.ndarray:
 def trajectory(results, reading: Reading = MAIN) -> pd.DataFrame:
     """Per (budget, corpus, d_model): Spearman, over the checkpoints, of the seed-mean measured rank against
     the seed-mean validation loss (negative: the rank rises as the loss falls)."""
-    heads, models = results["heads"], results["models"]
+    heads, models = grid(results, "heads"), grid(results, "models")
     keys = ["budget", "corpus", "d_model", "fraction"]
     rank = heads.groupby(keys)[reading.kernel].mean()
     loss = models.groupby(keys)[reading.split].mean()
@@ -227,31 +133,33 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
 
     pred = results["predictor"]
     few = f"fewer than {MIN_CORPORA} corpora at d_model = {width}"
+
+    def needs(found) -> str:  # the |r| that this many corpora need, beside every correlation
+        return f"; |r| ≥ {stats.critical_r(found[4]):.2f} needed with {found[4]} corpora" if found else ""
+
+    found_pred = {}
     for key, statistic in (("pearson", stats.pearson), ("spearman", stats.spearman)):
-        what = f"{key.title()}(predicted, measured) across corpora, d_model = {width} [< 0]"
         found = _correlation(results, reading, _predictor(results, reading), reading.kernel, statistic, spread, seeds)
+        found_pred[key] = found
+        what = f"{key.title()}(predicted, measured) across corpora, d_model = {width} [< 0{needs(found)}]"
         rows.append({"key": key, **(verdicts.undefined(what, CLAIMS[key], "sign", few) if found is None else
                      verdicts.row(what, found[0], CLAIMS[key], "sign", found[0] < 0, se=found[2], p_value=found[1]))})
     table = cells(results, reading, seeds)
     worst = float(table["CV_seed"].max())
+
     def worst_cv(frame):
-        return _cv(frame.groupby(["corpus", "d_model"])[reading.kernel]).max()
+        return cv(frame.groupby(["corpus", "d_model"])[reading.kernel]).max()
 
     rows.append({"key": "cv_seed", **verdicts.row(
         f"max CV_seed of the measured rank over the {len(table)} corpus × width cells", worst, CLAIMS["cv_seed"],
         "seed stability", verdicts.seed_stable(worst), upper_bound=True, se=se(seeds, worst_cv))})
     found = _correlation(results, reading, lambda names: table.xs(width, level="d_model").loc[names, reading.split],
                          reading.kernel, spread=spread, seeds=seeds)
-    what = f"Pearson(final validation loss, measured) across corpora, d_model = {width} [< 0]"
+    what = f"Pearson(final validation loss, measured) across corpora, d_model = {width} [< 0{needs(found)}]"
     rows.append({"key": "loss_rank", **(verdicts.undefined(what, CLAIMS["loss_rank"], "sign", few) if found is None
                                         else verdicts.row(what, found[0], CLAIMS["loss_rank"], "sign", found[0] < 0,
                                                           se=found[2], p_value=found[1]))})
-    steps = trajectory(results, reading)
-    if len(steps):
-        falling = int((steps["Spearman(rank, loss)"] < 0).sum())
-        rows.append({"key": "progress", **verdicts.row(
-            f"cells whose rank rises as their loss falls along training ({falling}/{len(steps)})",
-            falling / len(steps), CLAIMS["progress"], "trajectory", falling == len(steps))})
+    rows.append({"key": "progress", **_progress(results, reading, found, found_pred["pearson"], few)})
     top = table.xs(width, level="d_model")
     last = max(c for c in top.columns if c.startswith("layer ")).removeprefix("layer ")
     gap = (top[f"layer {last}"] - top["layer 0"]).min()
@@ -263,8 +171,9 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
         f"layer 0 within 13–19 and layer {last} within 30–44 in every corpus, d_model = {width} (layer 0 "
         f"{top['layer 0'].min():.3g}–{top['layer 0'].max():.3g}, layer {last} {top[f'layer {last}'].min():.3g}–"
         f"{top[f'layer {last}'].max():.3g})", float(inside), CLAIMS["layer_values"], "range", inside)})
-    found = _correlation(results, reading, _h1(results), "ffn_in_stable_rank", spread=spread, seeds=seeds)
-    what = f"Pearson(H₁, FFN stable rank of W_1) across corpora, d_model = {width}"
+    found = _correlation(results, reading, _h1(results, reading), "ffn_in_stable_rank", spread=spread, seeds=seeds)
+    what = (f"Pearson({ENTROPIES[reading.entropy]}, FFN stable rank of W_1) across corpora, d_model = {width} "
+            f"[p ≥ {verdicts.SIGNIFICANCE}{needs(found)} for a relationship]")
     rows.append({"key": "ffn", **(verdicts.undefined(what, CLAIMS["ffn"], "no relationship", few) if found is None
                                   else verdicts.row(what, found[0], CLAIMS["ffn"], "no relationship",
                                                     found[1] >= verdicts.SIGNIFICANCE, se=found[2], p_value=found[1]))})
@@ -297,10 +206,32 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
     return rows
 
 
+def _progress(results, reading: Reading, loss, predicted, few: str) -> dict:
+    """'It tracks fitting progress, not task complexity' under the reading's sense: across corpora (the
+    paper's sentence: the final loss correlates negatively and significantly with the measured rank, and the
+    predicted rank does not correlate positively and significantly), or within each run (ours: in every
+    cell the rank rises as the loss falls along training)."""
+    if reading.progress == "within each run":
+        steps = trajectory(results, reading)
+        if not len(steps):
+            return verdicts.undefined("cells whose rank rises as their loss falls along training (within each run, "
+                                      "our reading)", CLAIMS["progress"], "trajectory", "fewer than 3 checkpoints")
+        falling = int((steps["Spearman(rank, loss)"] < 0).sum())
+        return verdicts.row(f"cells whose rank rises as their loss falls along training, within each run (our "
+                            f"reading) ({falling}/{len(steps)})", falling / len(steps), CLAIMS["progress"],
+                            "trajectory", falling == len(steps))
+    what = "across corpora: Pearson(final loss, measured) [< 0] while Pearson(predicted, measured) is not [> 0]"
+    if loss is None or predicted is None:
+        return verdicts.undefined(what, CLAIMS["progress"], "progress", few)
+    complexity = predicted[0] > 0 and predicted[1] < verdicts.SIGNIFICANCE
+    return verdicts.row(f"{what} (predicted: r = {predicted[0]:.2f}, p = {predicted[1]:.2f})", loss[0],
+                        CLAIMS["progress"], "progress", bool(loss[0] < 0 and not complexity), p_value=loss[1])
+
+
 def _largest_cv(seeds: pd.DataFrame, reading: Reading) -> float:
     measures = [reading.participation if m == "attention_participation_ratio" else m for m in MEASURES]
     means = seeds.groupby(["d_model", "corpus"])[measures].mean()
-    return float(_cv(means.groupby(level="d_model")).max().max())
+    return float(cv(means.groupby(level="d_model")).max().max())
 
 
 def compare(results) -> pd.DataFrame:
@@ -310,10 +241,42 @@ def compare(results) -> pd.DataFrame:
         return verdicts.table([verdicts.undefined(k, c, "range", "no model or no corpus is stored")
                                for k, c in CLAIMS.items()])
     rows = claims(results, dataclasses.replace(MAIN, budget=main_budget(results)))
-    flips = specification(results)["flips on"]
+    spec = specification(results)
     table = verdicts.table([{k: v for k, v in row.items() if k != "key"} for row in rows])
-    table["under other readings"] = [flips.get(row["key"], "") for row in rows]
+    budget_notes = by_budget(results, spec)
+    table["by budget"] = [budget_notes.get(row["key"], "") for row in rows]
+    table["note"] = [f"The verdict depends on the budget: {text.removeprefix('differs: ')} (final checkpoints)."
+                     if text.startswith("differs") else "" for text in table["by budget"]]
+    table["under other readings"] = [spec["flips on"].get(row["key"], "") for row in rows]
     return table
+
+
+def _budget_column(results, budget: int) -> str:
+    return "main" if budget == main_budget(results) else f"budget: {budget / 1e6:g}M at 100%"
+
+
+def by_budget(results, spec: pd.DataFrame) -> dict[str, str]:
+    """Per claim: whether it holds at the final checkpoint of every budget stored ("same at every budget",
+    or the budgets at which it holds and fails, each incomplete grid named with its cells)."""
+    table = budgets(results)
+    stored = [int(b) for b, row in table.iterrows() if row["cells stored"]]
+    out = {}
+    for key, row in spec.iterrows():
+        marks = {b: row.get(_budget_column(results, b)) for b in stored}
+        marks = {b: m for b, m in marks.items() if m is not None and not pd.isna(m)}
+        if len(marks) < 2 or len(set(marks.values())) == 1:
+            out[key] = "same at every budget" if len(marks) > 1 else ""
+            continue
+
+        def named(b):
+            cells = table.loc[b]
+            return f"{b / 1e6:g}M" + ("" if cells["complete"] else
+                                      f" ({int(cells['cells stored'])} of {int(cells['cells asked'])} cells)")
+
+        holds = [named(b) for b, m in marks.items() if m]
+        fails = [named(b) for b, m in marks.items() if not m]
+        out[key] = f"differs: holds at {', '.join(holds)}; fails at {', '.join(fails)}"
+    return out
 
 
 def readings(results) -> dict[str, Reading]:
@@ -325,12 +288,13 @@ def readings(results) -> dict[str, Reading]:
     for field, values in ALTERNATIVES.items():
         for value in values:
             out[f"{field}: {value}"] = dataclasses.replace(base, **{field: value})
-    points = results["models"].drop_duplicates(["budget", "fraction"])[["budget", "fraction"]]
+    models = grid(results, "models")
+    points = models.drop_duplicates(["budget", "fraction"])[["budget", "fraction"]]
     for budget, fraction in points.itertuples(index=False):
         if (budget, fraction) != (main, 1.0):
             out[f"budget: {budget / 1e6:g}M at {fraction:.0%}"] = dataclasses.replace(base, budget=int(budget),
                                                                                     fraction=float(fraction))
-    for width in sorted(set(results["models"]["d_model"]))[:-1]:
+    for width in sorted(set(models["d_model"]))[:-1]:
         out[f"width: {width}"] = dataclasses.replace(base, width=int(width))
     return out
 
@@ -361,26 +325,57 @@ def specification(results) -> pd.DataFrame:
 
 
 def correlations(results) -> pd.DataFrame:
-    """Every correlation of App. B at every width and budget stored: r, exact permutation p-value, 95 %
-    seed-bootstrap interval."""
+    """Every correlation of App. B at every budget stored, in two units: the corpora at each width (the
+    paper's unit in B.2 and B.3 (ii)) and the corpus × width cells pooled (B.3 (i)'s unit): r, permutation
+    p-value, 95 % seed-bootstrap interval (corpora only) and the |r| that many points need for p < 0.05."""
     rows = []
     main = main_budget(results)
-    for budget in sorted(set(results["models"]["budget"])):
-        for width in sorted(set(results["models"]["d_model"])):
-            reading = dataclasses.replace(MAIN, budget=int(budget), width=int(width))
+    models = grid(results, "models")
+    for budget in sorted(set(models["budget"])):
+        tag = f"{budget / 1e6:g}M" + (" (main)" if budget == main else "")
+        for width in [*sorted(set(models["d_model"])), None]:
+            reading = dataclasses.replace(MAIN, budget=int(budget), width=width or int(models["d_model"].max()))
             table = cells(results, reading)
-            if width not in set(table.index.get_level_values("d_model")):
+            if width is not None and width not in set(table.index.get_level_values("d_model")):
                 continue
-            losses = table.xs(width, level="d_model")[reading.split]
-            pairs = {"predicted vs measured": (_predictor(results, reading), reading.kernel),
-                     "validation loss vs measured": (lambda n, losses=losses: losses.loc[n], reading.kernel),
-                     "H₁ vs FFN stable rank": (_h1(results), "ffn_in_stable_rank")}
-            for name, (x_of, column) in pairs.items():
-                found = _correlation(results, reading, x_of, column)
+            for name, (x, y) in _pairs(results, reading, table).items():
+                if width is None:  # every cell of this budget, pooled
+                    found = pooled(x, table[y])
+                    unit = f"{len(table)} corpus × width cells, pooled"
+                else:
+                    found = _correlation(results, reading, lambda n, x=x, width=width: x.xs(width, level="d_model")
+                                         .loc[n], y)
+                    unit = f"corpora at d_model = {width}"
                 if found is None:
                     continue
                 r, p, _, (low, high), n = found
-                rows.append({"budget": f"{budget / 1e6:g}M" + (" (main)" if budget == main else ""),
-                             "d_model": width, "pair": name, "corpora": n, "Pearson r": r, "p (permutation)": p,
-                             "95 % seed interval": f"{low:.2f} to {high:.2f}"})
+                rows.append({"budget": tag, "unit": unit, "pair": name, "points": n, "Pearson r": r,
+                             "p (permutation)": p, "|r| needed for p < 0.05": stats.critical_r(n),
+                             "95 % seed interval": f"{low:.2f} to {high:.2f}" if width is not None else "—"})
     return pd.DataFrame(rows)
+
+
+def _pairs(results, reading: Reading, table: pd.DataFrame) -> dict[str, tuple[pd.Series, str]]:
+    """Each correlation of App. B: (x per (corpus, d_model) cell, the column of ``table`` it is set against)."""
+    pred = results["predictor"].set_index("corpus")
+    corpus = table.index.get_level_values("corpus")
+
+    def per_cell(column):
+        return pd.Series(pred.loc[corpus, column].to_numpy(), index=table.index)
+
+    return {"predicted vs measured": (per_cell(reading.predictor), reading.kernel),
+            "validation loss vs measured": (table[reading.split], reading.kernel),
+            "H₁ (unigram) vs FFN stable rank": (per_cell("unigram_entropy"), "ffn_in_stable_rank"),
+            "H(x_t | x_{t−1}) vs FFN stable rank": (per_cell("conditional_entropy"), "ffn_in_stable_rank")}
+
+
+def pooled(x, y):
+    """(r, permutation p, 0, (r, r), points) of Pearson between two per-cell series over every cell (the
+    cells of one corpus are not independent: widths share the corpus, so the p-value is optimistic)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y)
+    if keep.sum() < MIN_CORPORA:
+        return None
+    r = stats.pearson(x[keep], y[keep])
+    return r, stats.permutation_p(x[keep], y[keep]), 0.0, (r, r), int(keep.sum())
+

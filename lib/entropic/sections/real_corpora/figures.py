@@ -9,7 +9,7 @@ import pandas as pd
 from ...engine import corpora
 from ...engine import statistics as stats
 from ...pipeline import figures
-from . import analysis
+from . import analysis, grid, long_run
 from .analysis import MAIN, MEASURES, PREDICTORS, cells, main_budget, per_seed
 
 
@@ -23,7 +23,7 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
     """Every number and phrase the page's prose quotes (``spec``: the specification table, if computed).
     Every key is always present: a dash or NaN where the stored results cannot supply it."""
     cfg = results.cfg
-    found = analysis.availability(cfg)
+    found = grid.availability(cfg)
     missing = list(found.index[found["status"] == "missing"])
     nan, dash = float("nan"), "—"
     out = {"n_asked": len(cfg.corpora), "n_found": int((found["status"] == "found").sum()),
@@ -32,18 +32,23 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
            **dict.fromkeys(["lags_span", "ridge_share", "ridge_numerical_span", "main_budget", "budgets", "loss_span",
                             "tail_span", "layer0_span", "last_layer_span", "cv_seed_span", "cost"], dash),
            "largest": 0, "last_layer": 0, "spec_claims": 0, "spec_robust": 0, "spec_flipping": "none",
-           "trajectory_text": "No checkpoints are stored."}
+           "trajectory_text": "No checkpoints are stored.", "critical_corpora": nan, "critical_cells": nan,
+           "paper_r_text": dash, "ridge_text": "No corpus is stored.", "entropy_text": dash,
+           "predictor_change": dash, "spectra_cells": "none", "long_text": "The long run is not stored yet.",
+           "long_cost": dash, "long_what": f"{cfg.long_corpus} at d_model = {cfg.long_d_model}"
+                                            if cfg.long_corpus else "no corpus (the long run is switched off)"}
     if "predictor" in results.tables:
         pred = results["predictor"]
         for column in PREDICTORS:
             out[f"cv_{column}"] = stats.coefficient_of_variation(pred[column]) if len(pred) > 1 else nan
+        out |= _data_facts(pred, len(cfg.d_models))
         out |= {"lags_span": _span(pred["effective_lags"]), "ridge_share": _span(pred["ridge_rank"]
                                                                                 / pred["ablation_context"]),
                 "ridge_numerical_span": _span(pred["ridge_numerical_rank"]), "pinned": int(pred["matches_pin"].sum())}
     if "models" not in results.tables:
         return out
-    main, table = main_budget(results), analysis.budgets(results)
-    models, seeds = results["models"], per_seed(results)
+    main, table = main_budget(results), grid.budgets(results)
+    models, seeds = grid.grid(results, "models"), per_seed(results)
     final = models[np.isclose(models["fraction"], 1.0)]
     trained = final.drop_duplicates(["budget", "corpus", "d_model", "seed"])
     out |= {"main_budget": f"{main / 1e6:g}M tokens per model", "models": int((trained["budget"] == main).sum()),
@@ -58,13 +63,14 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
             "tail_span": _span(top["tail_val_loss"]), "cv_seed_span": _span(cells(results)["CV_seed"])}
     costs = []
     for budget in sorted(set(final["budget"])):
-        own = final[final["budget"] == budget].drop_duplicates(["corpus", "d_model"])
+        own = final[final["budget"] == budget].drop_duplicates(["corpus", "d_model"])  # the grid only
         tag = f"-{budget / 1e6:g}M-"
         devices = sorted({e.provenance.get("device", "?") for e in results.entries if tag in e.job})
         costs.append(f"the {budget / 1e6:g}M grid took {own['train_seconds'].sum():,.0f} s of training "
                      f"({', '.join(devices)})")
     cost = "; ".join(costs)
     out["cost"] = cost[:1].upper() + cost[1:] + "."
+    out |= _spectra_facts(results) | _long_facts(results) | _entropy_facts(results, main)
     steps = analysis.trajectory(results)
     if len(steps):
         out["trajectory_text"] = _trajectory_text(steps)
@@ -74,6 +80,82 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
             "spec_flipping": ", ".join(f"`{claim}` (on {row['flips on']})" for claim, row in spec[~robust].iterrows())
             or "none"}
     return out
+
+
+def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
+    """The data side's sentences: the |r| the corpora need, the paper's own r against it, the ridge verdict
+    in words, H₁ under two readings, and how the predictor changed with its null."""
+    n = len(pred)
+    out = {}
+    if n >= analysis.MIN_CORPORA:
+        need, cells_need = stats.critical_r(n), stats.critical_r(n * widths)
+        paper = abs(analysis.CLAIMS["pearson"].value)
+        out |= {"critical_corpora": need, "critical_cells": cells_need,
+                "paper_r_text": f"with {n} corpora a correlation needs |r| ≥ {need:.2f} for p < 0.05 (and "
+                                f"{cells_need:.2f} over {n * widths} pooled cells); the paper's own r = "
+                                f"−{paper:.3f} would " + ("reach it." if paper >= need else
+                                                          "itself not reach it: it would be *not significant* here.")}
+    T = pred["ablation_context"]
+    full = int((pred["ridge_numerical_rank"] == T).sum())
+    out["ridge_text"] = (
+        f"At the precision it is computed in (float64, NumPy's rule), the ridge operator has numerical rank "
+        f"{_span(pred['ridge_numerical_rank'])} of $T$ = {int(T.iloc[0])}: full rank in {full} of {n} corpora, so "
+        f"'collapses to full rank for every corpus' {'holds' if full == n else 'fails'} under the main reading "
+        f"(at the float32 rule the ranks are {_span(pred['ridge_numerical_rank_float32'])}). Its effective rank is "
+        f"{_span(pred['ridge_rank'] / T)} of $T$: far from spread over every direction.")
+    if n >= analysis.MIN_CORPORA:
+        out["predictor_change"] = (
+            f"Under the max-over-lags null the six predicted ranks are {_span(pred['effective_lags'])} "
+            f"({_span(pred['informative_lags'])} informative lags); under the earlier lag-1 rule "
+            f"{_span(pred['effective_lags_lag1'])}; the largest change is "
+            f"{(pred['effective_lags'] - pred['effective_lags_lag1']).abs().max():.2g} and the across-corpus CV "
+            f"goes from {stats.coefficient_of_variation(pred['effective_lags_lag1']):.2f} to "
+            f"{stats.coefficient_of_variation(pred['effective_lags']):.2f}.")
+    return out
+
+
+def _entropy_facts(results, budget: int) -> dict:
+    """The FFN claim under both readings of H₁, in one sentence."""
+    parts = []
+    for entropy, label in analysis.ENTROPIES.items():
+        reading = analysis.Reading(budget=budget, entropy=entropy)
+        try:
+            row = next(r for r in analysis.claims(results, reading, spread=False) if r["key"] == "ffn")
+        except (KeyError, ValueError):
+            return {}
+        if row["verdict"] == analysis.verdicts.UNDEFINED:
+            return {}
+        parts.append(f"with {label}, r = {row['ours']:.2f} (p = {row['p']:.3f}): {row['verdict']}")
+    return {"entropy_text": "The paper does not define $H_1$. Pearson($H_1$, FFN stable rank) at the largest width "
+                            "and the main budget, " + "; ".join(parts) + ". The main table's verdict uses the "
+                            "first reading; " + ("both readings give the same verdict." if len(set(
+                                p.rsplit(": ", 1)[1] for p in parts)) == 1 else
+                                "**the verdict changes with the reading of $H_1$**, so the FFN result is not a "
+                                "contradiction of the paper that the data can settle.")}
+
+
+def _spectra_facts(results) -> dict:
+    spectra = grid.grid(results, "spectra")
+    if spectra.empty:
+        return {}
+    cells_ = spectra.drop_duplicates(["budget", "corpus", "d_model"]).sort_values(["budget", "d_model", "corpus"])
+    return {"spectra_cells": ", ".join(f"{c} at d_model = {d} ({b / 1e6:g}M)" for b, c, d in
+                                       cells_[["budget", "corpus", "d_model"]].itertuples(index=False))}
+
+
+def _long_facts(results) -> dict:
+    table = long_run.verdicts(results)
+    if table.empty:
+        return {}
+    cfg = results.cfg
+    parts = [f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
+             f"({r['change over the last doubling']:+.1%} over the last doubling; the paper: {r['paper says']}): "
+             f"**{r['outcome']}**" for _, r in table.iterrows()]
+    entry = [e for e in results.entries if "-long-" in e.job]
+    seconds = sum(e.provenance.get("seconds", 0.0) for e in entry)
+    return {"long_text": f"The long run ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed}): "
+                         + "; ".join(parts) + ".",
+            "long_cost": f"{seconds / 3600:.1f} h" if seconds else "—"}
 
 
 def _trajectory_text(steps: pd.DataFrame) -> str:
@@ -139,7 +221,7 @@ def figure_measures(results):
 def figure_trajectory(results):
     """Measured rank against validation loss along training, one line per corpus (checkpoints joined,
     arrows in the direction of training), one panel per width; the main budget."""
-    heads, models = results["heads"], results["models"]
+    heads, models = grid.grid(results, "heads"), grid.grid(results, "models")
     budget = main_budget(results)
     keys = ["corpus", "d_model", "fraction"]
     rank = heads[heads["budget"] == budget].groupby(keys)[MAIN.kernel].mean()
@@ -166,7 +248,7 @@ def figure_trajectory(results):
 def figure_learning(results):
     """Every model's loss at its checkpoints against the tokens it had seen, both budgets on one log axis:
     the training curves, sampled where the models were measured."""
-    models = results["models"]
+    models = grid.grid(results, "models")
     widths = sorted(set(models["d_model"]))
     fig, axes = plt.subplots(1, len(widths), figsize=(figures.WIDTH, 3.8), squeeze=False, sharey=True)
     names = list(dict.fromkeys(c for c in corpora.CORPUS_NAMES if c in set(models["corpus"])))
@@ -190,15 +272,49 @@ def figure_learning(results):
 
 
 def figure_lag_mi(results):
-    """The predictor's data: mutual information between characters k apart, per corpus, above the
-    permutation null's 95 % quantile (dashed, per corpus)."""
-    profile, null = results["lag_mi"], results["lag_mi_null"].set_index("corpus")
+    """The predictor's data: mutual information between characters k apart, per corpus, against the level a
+    lag must exceed (the max-over-lags permutation null, dotted, per corpus)."""
+    profile, null = results["lag_mi"], results["lag_mi_null"]
+    null = null[null["rule"] == "max"].set_index("corpus")
     fig, ax = plt.subplots(figsize=(figures.WIDTH, 4.0))
     for i, (name, group) in enumerate(profile.groupby("corpus", sort=False)):
         ax.plot(group["lag"], group["mi"], marker=figures.MARKERS[i], ms=3, color=f"C{i}", label=name)
-        ax.axhline(null.loc[name, "null_q95"], color=f"C{i}", ls=":", lw=0.9)
+        ax.axhline(null.loc[name, "threshold"], color=f"C{i}", ls=":", lw=0.9)
     ax.set_yscale("log")
     ax.set(xlabel="lag k (characters back)", ylabel="I(x_t; x_{t−k})  (nats)")
     fig.tight_layout()
     figures.legend_below(fig, ax, ncol=3)
+    return fig
+
+
+def figure_long_run(results):
+    """The long run: per layer, the mean over heads of R_eff(W_QK) (eq. 1, solid) and R̃_eff (eq. 2, from the
+    stored spectra, dashed) against the tokens seen (log axis), beside the paper's range for that layer
+    (shaded) and the grid's models of the same corpus and width at their final checkpoints (crosses)."""
+    table = long_run.trajectory(results)
+    cfg = results.cfg
+    fig, ax = plt.subplots(figsize=(figures.WIDTH, 4.2))
+    for layer, (low, high) in long_run.RANGES.items():
+        own = table[table["layer"] == layer]
+        if own.empty:
+            continue
+        color = f"C{layer}"
+        ax.axhspan(low, high, color=color, alpha=0.12, label=f"paper, layer {layer}: {low:g}–{high:g}")
+        ax.plot(own["tokens"], own["R_eff (eq. 1)"], marker=figures.MARKERS[layer], color=color,
+                label=f"layer {layer}, R_eff (eq. 1)")
+        if own["R̃_eff (eq. 2)"].notna().any():
+            ax.plot(own["tokens"], own["R̃_eff (eq. 2)"], ls="--", color=color, lw=1.2,
+                    label=f"layer {layer}, R̃_eff (eq. 2)")
+        heads = grid.grid(results, "heads")
+        same = heads[(heads["corpus"] == cfg.long_corpus) & (heads["d_model"] == cfg.long_d_model)
+                     & (heads["layer"] == layer) & np.isclose(heads["fraction"], 1.0)]
+        if len(same):
+            means = same.groupby("tokens")["static_kernel_rank"].mean()
+            ax.plot(means.index, means.to_numpy(), ls="none", marker="x", ms=9, mew=2, color=color,
+                    label=f"layer {layer}, grid (5 seeds)")
+    ax.set_xscale("log")
+    ax.set(xlabel=f"tokens seen ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed})",
+           ylabel="R_eff(W_QK), mean over heads")
+    fig.tight_layout()
+    figures.legend_below(fig, ax, ncol=2)
     return fig

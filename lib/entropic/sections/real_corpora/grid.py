@@ -1,0 +1,162 @@
+"""Which stored rows of App. B a reading uses: the grid (corpus × width × seed at each budget), its
+budgets and their completeness, and the per-seed and per-cell tables every claim is computed from.
+
+The long run (one model far past the budgets, ``Config.long_*``) is stored beside the grid but is never
+part of it: ``grid`` leaves its rows out (``long_run`` reads them). Readings of a spectral measure the
+models did not store as a number (eq. 2, eq. 2 of the per-layer kernel) are computed here from the
+stored singular values (the ``spectra`` table) where a cell has them, and are absent (NaN) elsewhere.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...engine.spectral import effective_rank_from_spectrum, energy_effective_rank_from_spectrum
+
+# Readings of a spectrum: (matrix in the spectra table, per head?, function).
+FROM_SPECTRA = {
+    "energy_kernel_rank": ("W_QK", True, energy_effective_rank_from_spectrum),
+    "layer_energy_kernel_rank": ("layer_W_QK", False, energy_effective_rank_from_spectrum),
+    "spectrum_kernel_rank": ("W_QK", True, effective_rank_from_spectrum),  # eq. 1 again: a check of the store
+}
+_POINT = ["budget", "corpus", "d_model", "step", "seed", "layer"]
+
+
+def availability(cfg) -> pd.DataFrame:
+    """One row per corpus asked for: found (source, bytes, sha256, pin) or missing (where to put it)."""
+    from . import locate
+
+    rows = []
+    for name, found in locate(cfg).items():
+        if isinstance(found, str):
+            rows.append({"corpus": name, "status": "missing", "source": "—", "bytes": None, "sha256": "—",
+                         "matches pin": False, "where to put it": found.split("; ")[-1]})
+        else:
+            rows.append({"corpus": name, "status": "found", "source": found.source, "bytes": found.bytes,
+                         "sha256": found.sha256[:16] + "…", "matches pin": found.matches_pin, "where to put it": ""})
+    return pd.DataFrame(rows).set_index("corpus")
+
+
+def grid(results, name: str) -> pd.DataFrame:
+    """The rows of table ``name`` ("models", "heads", "spectra") that belong to the grid: budgets of the
+    configuration, the long run left out."""
+    if name not in results.tables:
+        return pd.DataFrame()
+    frame = results[name]
+    return frame[frame["budget"].isin(results.cfg.budgets)]
+
+
+def long_rows(results, name: str) -> pd.DataFrame:
+    """The long run's rows of table ``name`` (empty when it is not stored)."""
+    cfg = results.cfg
+    if name not in results.tables or cfg.long_corpus is None:
+        return pd.DataFrame()
+    frame = results[name]
+    return frame[(frame["budget"] == cfg.long_tokens) & (frame["corpus"] == cfg.long_corpus)
+                 & (frame["d_model"] == cfg.long_d_model)]
+
+
+def budgets(results) -> pd.DataFrame:
+    """Per budget: how many (corpus, width) cells are stored, of how many, whether the grid is complete,
+    and how many of the stored cells carry their spectra."""
+    from . import locate
+
+    cfg = results.cfg
+    models = grid(results, "models")
+    found = {name for name, prov in locate(cfg).items() if not isinstance(prov, str)}
+    expected = len(found) * len(cfg.d_models)
+    cells = models.drop_duplicates(["budget", "corpus", "d_model"]).groupby("budget").size() if len(models) \
+        else pd.Series(dtype=int)
+    spectra = grid(results, "spectra")
+    with_spectra = spectra.drop_duplicates(["budget", "corpus", "d_model"]).groupby("budget").size() \
+        if len(spectra) else pd.Series(dtype=int)
+    out = pd.DataFrame({"cells stored": cells, "cells asked": expected, "cells with spectra": with_spectra})
+    out = out.reindex(sorted(cfg.budgets)).fillna(0)
+    out["cells asked"] = expected
+    out["complete"] = out["cells stored"] == out["cells asked"]
+    return out.astype({"cells stored": int, "cells asked": int, "cells with spectra": int})
+
+
+def main_budget(results) -> int:
+    """The largest budget whose grid is complete; else the budget with the most cells stored."""
+    table = budgets(results)
+    complete = table.index[table["complete"]]
+    return int(complete.max()) if len(complete) else int(table["cells stored"].idxmax())
+
+
+def spectral_readings(spectra: pd.DataFrame) -> pd.DataFrame:
+    """Per (budget, corpus, width, step, seed, layer, head): every reading of ``FROM_SPECTRA`` computed from
+    the stored singular values (head NaN for the per-layer ones, which are then broadcast to every head)."""
+    if spectra.empty:
+        return pd.DataFrame(columns=[*_POINT, "head", *FROM_SPECTRA])
+    out = None
+    for column, (matrix, per_head, reading) in FROM_SPECTRA.items():
+        own = spectra[spectra["matrix"] == matrix]
+        values = [reading(v) for v in own["values"]]
+        keys = _POINT + (["head"] if per_head else [])
+        frame = own[keys].assign(**{column: values})
+        out = frame if out is None else out.merge(frame, on=keys if per_head else _POINT, how="outer")
+    out["head"] = out["head"].astype(float)
+    return out
+
+
+_CACHE: dict[int, tuple[object, pd.DataFrame]] = {}
+
+
+def heads(results) -> pd.DataFrame:
+    """The grid's per-head rows with the readings computed from stored spectra added (NaN where a cell
+    has none). Computed once per results object."""
+    cached = _CACHE.get(id(results))
+    if cached is not None and cached[0] is results:
+        return cached[1]
+    rows = grid(results, "heads")
+    readings = spectral_readings(grid(results, "spectra"))
+    merged = rows.assign(head=rows["head"].astype(float)).merge(readings, on=[*_POINT, "head"], how="left") \
+        if len(rows) else rows
+    for column in FROM_SPECTRA:
+        if column not in merged:
+            merged[column] = np.nan
+    _CACHE.clear()
+    _CACHE[id(results)] = (results, merged)
+    return merged
+
+
+def point(results, reading):
+    """The grid's heads and models rows at the reading's budget and checkpoint, and that budget."""
+    budget = reading.budget or main_budget(results)
+    rows, models = heads(results), grid(results, "models")
+    rows = rows[(rows["budget"] == budget) & np.isclose(rows["fraction"], reading.fraction)]
+    models = models[(models["budget"] == budget) & np.isclose(models["fraction"], reading.fraction)]
+    return rows, models, budget
+
+
+def per_seed(results, reading, measures) -> pd.DataFrame:
+    """One row per (corpus, d_model, seed): every measure averaged over layers and heads, per layer the
+    reading's kernel rank, the FFN stable rank and both validation losses, at the reading's budget and
+    checkpoint. Models without the reading's kernel (a spectral reading of a cell stored before spectra
+    were kept) are left out."""
+    rows, models, _ = point(results, reading)
+    rows = rows[rows[reading.kernel].notna()]
+    keys = ["corpus", "d_model", "seed"]
+    columns = list(dict.fromkeys([*measures, reading.kernel, "layer_kernel_rank", "attention_inverse_simpson",
+                                  "ffn_in_stable_rank"]))
+    out = rows.groupby(keys)[columns].mean()
+    layers = rows.groupby([*keys, "layer"])[reading.kernel].mean().unstack("layer")
+    out[[f"layer {k}" for k in layers.columns]] = layers
+    losses = models.set_index(keys)[["val_loss", "tail_val_loss", "train_loss"]]
+    out = out.join(losses, how="left")
+    return out.reset_index()
+
+
+def cv(grouped):
+    """Population coefficient of variation of every group (App. C.5's CV_seed), computed at once."""
+    return grouped.std(ddof=0) / grouped.mean().abs()
+
+
+def cells(seeds: pd.DataFrame, kernel: str) -> pd.DataFrame:
+    """One row per (corpus, d_model): seed means, and CV_seed of the reading's kernel rank."""
+    keys = ["corpus", "d_model"]
+    out = seeds.drop(columns="seed").groupby(keys).mean()
+    out["CV_seed"] = cv(seeds.groupby(keys)[kernel])
+    return out
