@@ -2,19 +2,30 @@
 #   make book   render every page from the committed paper-profile results and build the HTML book
 #               (make book PROFILE=quick recomputes the whole book at small size on a CPU, in minutes)
 #   make test   run the test suite
+# and one prints the book: make pdf (_build/pdf/entropic-bound.pdf, through Debian's chromium).
+# The environment holds the package with its extras: [book] (papermill, Jupyter Book, Playwright),
+# [cluster] (Dask) and [test]; cffconvert, which checks CITATION.cff, lives in .venv/cffconvert (its
+# jsonschema pin conflicts with the book's).
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+CFF := $(VENV)/cffconvert
+CFF_STAMP := $(CFF)/.installed-stamp
 PROFILE ?=
 PROFILE_FLAG := $(if $(PROFILE),--profile $(PROFILE))
 
-.PHONY: book section test lint bench clean
+.PHONY: book section pdf test lint bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[test]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[book,cluster,test]'
 	touch $(STAMP)
+
+$(CFF_STAMP): requirements-cffconvert.lock | $(STAMP)
+	test -x $(CFF)/bin/python || $(PYTHON) -m venv $(CFF)
+	$(CFF)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-cffconvert.lock
+	touch $(CFF_STAMP)
 
 book: $(STAMP)  ## render every page at PROFILE (default paper: committed results), then build the book
 	$(PY) -m entropic book $(PROFILE_FLAG)
@@ -23,7 +34,11 @@ section: $(STAMP)  ## make section S=surrogate P="r_star=4 d=16"
 	@test -n "$(S)" || (echo 'usage: make section S=<section> P="name=value ..."' >&2; exit 2)
 	$(PY) -m entropic run $(S) $(PROFILE_FLAG) $(P)
 
-test: $(STAMP)
+pdf: $(STAMP)  ## the whole book as one PDF at PROFILE: _build/pdf/entropic-bound.pdf
+	$(PY) -m entropic book $(PROFILE_FLAG) --no-html
+	$(PY) -m entropic.pipeline.pdf
+
+test: $(STAMP) $(CFF_STAMP)
 	$(PY) -m pytest
 
 lint: $(STAMP)

@@ -1,5 +1,6 @@
 """pyproject.toml states compatible ranges; requirements.lock pins exact versions inside them; environment.yml
-lists the lock's versions; installing the project keeps a torch that is already there."""
+installs with the lock; the core leaves the book and Dask to extras; installing the project keeps a torch
+that is already there."""
 
 import json
 import subprocess
@@ -13,9 +14,14 @@ from packaging.requirements import Requirement
 from entropic import paths
 
 
+def _project() -> dict:
+    return tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+
+
 def _declared() -> list[Requirement]:
-    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
-    return [Requirement(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]]
+    project = _project()
+    extras = [r for group in project["optional-dependencies"].values() for r in group]
+    return [Requirement(r) for r in project["dependencies"] + extras]
 
 
 def _pins(lines) -> dict[str, str]:
@@ -36,13 +42,30 @@ def test_the_lock_pins_every_direct_dependency_inside_its_range():
         assert requirement.specifier.contains(locked[requirement.name.lower()], prereleases=True), requirement
 
 
-def test_environment_yml_lists_the_locks_versions():
-    locked = _pins((paths.ROOT / "requirements.lock").read_text().splitlines())
+def test_environment_yml_installs_the_project_with_every_extra_constrained_by_the_lock():
     environment = yaml.safe_load((paths.ROOT / "environment.yml").read_text())
-    pip_section = _pins(next(item["pip"] for item in environment["dependencies"] if isinstance(item, dict)))
-    assert {r.name.lower() for r in _declared()} <= set(pip_section) | {"dask"}
-    for name, version in pip_section.items():
-        assert locked[name] == version, name
+    assert "python=3.11" in environment["dependencies"]
+    pip_section = next(item["pip"] for item in environment["dependencies"] if isinstance(item, dict))
+    assert "-c requirements.lock" in pip_section
+    install = next(line for line in pip_section if line.startswith("-e ."))
+    assert set(install.removeprefix("-e .").strip("[]").split(",")) == set(_project()["optional-dependencies"])
+    assert not [line for line in pip_section if "==" in line]  # versions come from the lock alone
+
+
+def test_the_core_is_what_a_section_needs_and_the_book_and_dask_are_extras():
+    project = _project()
+    core = {Requirement(r).name for r in project["dependencies"]}
+    extras = project["optional-dependencies"]
+    assert {"torch", "numpy", "pandas", "matplotlib"} <= core
+    assert not core & {"jupyter-book", "papermill", "jupytext", "dask", "playwright", "sphinx-proof"}
+    assert {"jupyter-book", "papermill", "jupytext", "playwright"} <= {Requirement(r).name for r in extras["book"]}
+    assert {Requirement(r).name for r in extras["cluster"]} == {"dask"}
+
+
+def test_the_lock_pins_torch_exactly():
+    """An unpinned torch on a Linux machine would pull PyPI's multi-gigabyte CUDA build."""
+    locked = _pins((paths.ROOT / "requirements.lock").read_text().splitlines())
+    assert locked["torch"].count(".") == 2 and "*" not in locked["torch"]
 
 
 @pytest.mark.integration

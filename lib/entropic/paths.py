@@ -3,6 +3,11 @@
 Generated material (executed notebooks, tables, the HTML book) lives under ``build/`` and ``_build/``,
 both ignored by git; the results store lives under ``results/``, of which only ``results/paper/`` is
 committed.
+
+In a clone (an editable install, or ``lib/`` on ``PYTHONPATH``) ``ROOT`` is the repository. In a regular
+install (``pip install entropic``: a notebook launched on Binder or Colab) there is no repository:
+``ROOT`` is the current directory, where ``results/`` and ``build/`` are written, and the profiles are
+the copies shipped inside the package (``entropic/profiles``, from ``notebooks/params`` at build time).
 """
 
 from __future__ import annotations
@@ -13,9 +18,11 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent
 ENGINE = PACKAGE / "engine"
 SECTIONS = PACKAGE / "sections"
-ROOT = PACKAGE.parents[1]
-NOTEBOOKS = ROOT / "notebooks"
-PROFILES = NOTEBOOKS / "params"
+CHECKOUT = PACKAGE.parents[1]  # the repository, when this package is the one of a clone
+IN_CHECKOUT = (CHECKOUT / "notebooks" / "params").is_dir() and (CHECKOUT / "pyproject.toml").is_file()
+ROOT = CHECKOUT if IN_CHECKOUT else Path.cwd()
+NOTEBOOKS = CHECKOUT / "notebooks"
+PROFILES = NOTEBOOKS / "params" if IN_CHECKOUT else PACKAGE / "profiles"
 BOOK_SOURCES = ROOT / "book"
 # The results store, results/<label>/<section>/<job>.json, and the build folder; both can be moved
 # (ENTROPIC_RESULTS, ENTROPIC_BUILD), which the tests do to stay out of the working tree.
