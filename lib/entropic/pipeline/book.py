@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from .. import paths, sections
-from . import config, runner
+from . import config, launch, runner, site
 
 TOC_FOLDER = "build/sections"  # where _toc.yml expects the executed section pages, relative to the book root
 
@@ -96,6 +96,17 @@ def shown_profile(section: str, profile: str, overrides: dict) -> str:
     return profile
 
 
+def _book_extras() -> None:
+    """Rendering pages and building the book need the ``[book]`` extras: say so when they are missing."""
+    import importlib.util
+
+    missing = [name for name in ("jupytext", "papermill", "nbformat", "jupyter_book")
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RuntimeError(f"the book needs the project's [book] extras ({', '.join(missing)} missing): "
+                           f"pip install 'entropic[book]' (make book installs them)")
+
+
 def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = None, force: bool = False,
             log=print) -> Path:
     """Execute one notebook into ``out_dir`` (default ``build/sections``) unless its page is current."""
@@ -106,6 +117,7 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     out_dir = out_dir or paths.EXECUTED
     target = out_dir / f"{section}.ipynb"
     shown = shown_profile(section, profile, overrides)
+    _book_extras()
 
     def stamp_now() -> str:
         return fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
@@ -135,53 +147,13 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
         raise RuntimeError(f"section {section!r} failed; the executed notebook is at {failed}") from error
     finally:
         staged_input.unlink(missing_ok=True)
-    executed = downloadable(nbformat.read(staged_output, as_version=4))
+    executed = launch.downloadable(nbformat.read(staged_output, as_version=4), section)
     if is_section(section) and results.computed:  # stamped with the entries the page read, computed ones too
         stamp = stamp_now()
     executed.metadata["entropic"] = {"section": section, "profile": shown, "overrides": overrides, "fingerprint": stamp}
     nbformat.write(executed, staged_output)
     staged_output.replace(target)
     return target
-
-
-SETUP = """# Run outside the book's build (Colab, Binder, a download), this notebook installs the project if it
-# is missing and computes at the quick profile (minutes on a CPU); the book's own pages show `{shown}`.
-import importlib.util
-import subprocess
-import sys
-
-if importlib.util.find_spec("entropic") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "entropic @ git+{repository}"], check=True)"""
-
-
-def downloadable(notebook):
-    """The executed notebook as readers download and launch it: plumbing cells hidden on the page, no
-    papermill paths or stderr (progress bars, warnings), and a first, hidden cell that installs the
-    project where it is missing, with the launched notebook computing at the quick profile."""
-    import nbformat
-    import yaml
-
-    shown = "paper"
-    for cell in notebook.cells:
-        tags = cell.metadata.setdefault("tags", [])
-        if ("parameters" in tags or "injected-parameters" in tags) and "remove-cell" not in tags:
-            tags.append("remove-cell")  # plumbing: the banner says which parameters the page shows
-        if "injected-parameters" in tags:
-            shown = next((line.split('"')[1] for line in cell.source.splitlines() if line.startswith("profile =")),
-                         shown)
-            cell.source = "\n".join(
-                f'profile = "quick"  # the book shows "{shown}"; run here, this notebook computes at "quick"'
-                if line.startswith("profile =") else line for line in cell.source.splitlines())
-        if cell.cell_type == "code":
-            cell.outputs = [o for o in cell.outputs if o.get("name") != "stderr"]
-    notebook.metadata.get("papermill", {}).pop("input_path", None)
-    notebook.metadata.get("papermill", {}).pop("output_path", None)
-    repository = (yaml.safe_load((paths.ROOT / "_config.yml").read_text()).get("repository") or {}).get("url", "")
-    if repository and not any("entropic-setup" in c.metadata.get("tags", []) for c in notebook.cells):
-        setup = nbformat.v4.new_code_cell(SETUP.format(shown=shown, repository=repository),
-                                          metadata={"tags": ["remove-cell", "entropic-setup"]})
-        notebook.cells.insert(0, setup)
-    return notebook
 
 
 def _placeholder(notebook, section: str, profile: str):
@@ -258,18 +230,29 @@ def offline_mathjax(root: Path) -> Path:
     return target
 
 
-def build(root: Path = paths.ROOT, log=print) -> Path:
-    """Build the HTML book under ``root`` with Jupyter Book 1, warnings as errors; returns index.html."""
+BUILDERS = {"html": "html", "singlehtml": "singlehtml"}  # Jupyter Book builder -> folder under _build/
+
+
+def build(root: Path = paths.ROOT, log=print, builder: str = "html") -> Path:
+    """Build the book under ``root`` with Jupyter Book 1, warnings as errors, with the configuration of
+    this build (``site.book_config``: repository, footer with version, date and commit); returns the
+    index.html of ``_build/<builder>/``. ``builder`` is ``html`` (the site) or ``singlehtml`` (one page:
+    what ``pdf`` prints)."""
+    if builder not in BUILDERS:
+        raise ValueError(f"builder must be one of {sorted(BUILDERS)}, got {builder!r}")
+    _book_extras()
     executed = root / TOC_FOLDER
     missing = [n for n in toc_notebooks(root) if not (executed / f"{n}.ipynb").exists()]
     if missing:
         raise RuntimeError(f"sections not executed yet: {missing}; run `make book` first")
     offline_mathjax(root)
+    configuration = site.book_config(root, root / "_build" / ".config" / f"{builder}.yml", builder)
     jupyter_book = Path(sys.executable).with_name("jupyter-book")
     command = [str(jupyter_book if jupyter_book.exists() else shutil.which("jupyter-book")),
-               "build", str(root), "--warningiserror", "--keep-going", "--quiet"]
-    log("[entropic] building the book")
+               "build", str(root), "--config", str(configuration), "--builder", builder,
+               "--warningiserror", "--keep-going", "--quiet"]
+    log(f"[entropic] building the book ({builder})")
     subprocess.run(command, check=True, cwd=root)
-    index = root / paths.HTML.relative_to(paths.ROOT) / "index.html"
+    index = root / "_build" / BUILDERS[builder] / "index.html"
     log(f"[entropic] the book is at {index}")
     return index
