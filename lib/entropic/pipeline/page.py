@@ -137,8 +137,11 @@ def glue_facts(section: str, facts: dict) -> None:
     """Glue every fact of a section for its page's prose, named ``<section>_<fact>``; text facts are
     Markdown (use ``{glue:md}``), numbers are numbers (use ``{glue:text}`` with a format)."""
     from IPython.display import Markdown
-    from myst_nb import glue
 
+    try:
+        from myst_nb import glue
+    except ImportError:  # a launched notebook without the book's extras: glued values feed only the book's prose
+        return
     for name, value in facts.items():
         glue(f"{section}_{name}", Markdown(value) if isinstance(value, str) else value, display=False)
 
