@@ -108,9 +108,9 @@ def _tar_files(data: bytes, keep: Callable[[str], bool]) -> dict[str, bytes]:
         return {m.name: archive.extractfile(m).read() for m in archive if m.isfile() and keep(m.name)}
 
 
-def _until_limit(parts: list[bytes], limit: int = LIMIT) -> list[bytes]:
-    """The leading parts, whole, up to and including the one at which their total reaches ``limit``."""
-    taken, total = [], 0
+def _until_limit(parts: list[bytes]) -> list[bytes]:
+    """The leading parts, whole, up to and including the one at which their total reaches ``LIMIT``."""
+    taken, total, limit = [], 0, LIMIT
     for part in parts:
         taken.append(part)
         total += len(part)

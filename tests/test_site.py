@@ -1,0 +1,132 @@
+"""What the published book says about itself (pipeline/site.py) and what launches from it
+(pipeline/launch.py): the footer of every page, the repository and issue buttons, launch links that name
+the page's own notebook, notebooks that install the commit the page names, and Binder's environment."""
+
+import json
+import re
+
+import nbformat
+import pytest
+
+from entropic import __version__, paths
+from entropic.pipeline import launch, site
+
+# --- units ---------------------------------------------------------------------------------------------
+
+def test_the_site_of_a_repository_is_its_github_pages_address(monkeypatch):
+    monkeypatch.delenv("ENTROPIC_SITE_URL", raising=False)
+    assert site.site_url("https://github.com/Entropic-Bound/entropic") == "https://entropic-bound.github.io/entropic/"
+    assert site.site_url("https://github.com/someone/someone.github.io") == "https://someone.github.io/"
+    with pytest.raises(ValueError, match="ENTROPIC_SITE_URL"):
+        site.site_url("https://gitlab.com/someone/entropic")
+    monkeypatch.setenv("ENTROPIC_SITE_URL", "https://example.org/book")
+    assert site.site_url("https://gitlab.com/someone/entropic") == "https://example.org/book/"
+
+
+def test_the_repository_comes_from_the_workflow_else_the_configuration(monkeypatch):
+    monkeypatch.setenv("ENTROPIC_REPOSITORY", "https://github.com/fork/entropic/")
+    assert site.repository_url() == "https://github.com/fork/entropic"
+    monkeypatch.setenv("ENTROPIC_REPOSITORY", "not a url")
+    with pytest.raises(ValueError, match="not a url"):
+        site.repository_url()
+    monkeypatch.delenv("ENTROPIC_REPOSITORY")
+    assert site.repository_url().startswith("https://github.com/")
+
+
+def test_the_commit_is_the_workflows_else_the_clones(monkeypatch):
+    monkeypatch.setenv("GITHUB_SHA", "a" * 40)
+    assert site.commit() == "a" * 40
+    monkeypatch.delenv("GITHUB_SHA")
+    assert site.commit() is None or re.fullmatch(r"[0-9a-f]{40}", site.commit())
+
+
+def test_the_footer_names_licences_version_date_commit_and_pdf(monkeypatch):
+    monkeypatch.delenv("ENTROPIC_SITE_URL", raising=False)
+    text = site.footer("https://github.com/o/r", "b" * 40, "2026-12-01", "9.9.9")
+    for part in ("CC BY 4.0", "MIT", "entropic 9.9.9", "built 2026-12-01", "https://github.com/o/r/commit/" + "b" * 40,
+                 "https://o.github.io/r/entropic-bound.pdf"):
+        assert part in text, part
+    assert "commit" not in site.footer("https://github.com/o/r", None, "2026-12-01")
+
+
+def test_binder_gets_python_3_11_the_cpu_torch_of_the_lock_and_the_pinned_project():
+    lock = (paths.ROOT / "requirements.lock").read_text()
+    files = launch.binder_files("https://github.com/o/r", "c" * 40, lock)
+    torch = re.search(r"^torch==(\S+)$", lock, re.M)[1]
+    assert files["runtime.txt"] == "python-3.11\n" and files["constraints.txt"] == lock
+    requirements = files["requirements.txt"].splitlines()
+    assert f"--extra-index-url {launch.TORCH_CPU_INDEX}" in requirements and "-c constraints.txt" in requirements
+    assert f"torch=={torch}+cpu" in requirements
+    assert f"entropic[book] @ git+https://github.com/o/r@{'c' * 40}" in requirements
+    with pytest.raises(ValueError, match="torch"):
+        launch.binder_files("https://github.com/o/r", None, "numpy==1.0\n")
+
+
+def test_a_launched_section_installs_the_core_and_a_page_the_book_extras():
+    assert launch.requirement("surrogate", "https://github.com/o/r", "d" * 40) == \
+        f"entropic @ git+https://github.com/o/r@{'d' * 40}"
+    assert launch.requirement("theory", "https://github.com/o/r", None) == "entropic[book] @ git+https://github.com/o/r"
+    assert launch.launch_corpora("surrogate") == []
+    assert launch.launch_corpora("real_corpora")
+    assert "corpus_sources.fetch_missing" in launch.setup_cell("real_corpora", "paper", "https://x/o/r", "e")
+
+
+# --- the tiny book ---------------------------------------------------------------------------------------
+
+def _pages(html_root):
+    return sorted(p for p in html_root.rglob("*.html")
+                  if "_static" not in p.parts and p.name not in ("genindex.html", "search.html", "index.html"))
+
+
+@pytest.mark.integration
+def test_every_page_has_the_footer_and_the_repository_and_issue_buttons(tiny_html):
+    repository, sha = site.repository_url(), site.commit()
+    pages = _pages(tiny_html.parent)
+    assert len(pages) >= 10
+    for page in pages:
+        text = page.read_text()
+        footer = re.search(r'<p class="entropic-footer">(.*?)</p>', text, re.S)
+        assert footer is not None, page
+        assert "CC BY 4.0" in footer[1] and ">MIT<" in footer[1] and f"entropic {__version__}" in footer[1], page
+        assert re.search(r"built \d{4}-\d{2}-\d{2}", footer[1]), page
+        if sha:
+            assert f"{repository}/commit/{sha}" in footer[1], page
+        assert f'href="{repository}"' in text, page  # the repository button
+        assert f'href="{repository}/issues/new' in text, page  # the issue button
+
+
+@pytest.mark.integration
+def test_every_launch_link_names_the_pages_own_notebook_which_installs_the_commit_the_page_names(tiny_html, tiny_book):
+    repository, sha = site.repository_url(), site.commit()
+    pages = sorted((tiny_html.parent / "build" / "sections").glob("*.html"))
+    assert pages
+    for page in pages:
+        text, name = page.read_text(), page.stem
+        links = re.findall(r'href="(https://(?:mybinder\.org|colab\.research\.google\.com)[^"]+)"', text)
+        assert len(links) == 2, page
+        assert all(link.endswith(f"build/sections/{name}.ipynb") for link in links), links
+        notebook = nbformat.read(tiny_book / "build" / "sections" / f"{name}.ipynb", as_version=4)
+        setup = notebook.cells[0]
+        assert "entropic-setup" in setup.metadata["tags"], name
+        installs = re.search(r'"(entropic(?:\[book\])? @ git\+[^"]+)"', setup.source)[1]
+        assert installs == launch.requirement(name, repository, sha), name
+        if sha:
+            assert f"{repository}/commit/{sha}" in text and installs.endswith(f"@{sha}"), name
+        parameters = next(c for c in notebook.cells if "injected-parameters" in c.metadata.get("tags", []))
+        assert f'profile = "{launch.LAUNCH_PROFILE}"' in parameters.source, name
+
+
+@pytest.mark.integration
+def test_the_assembled_site_serves_the_notebooks_where_the_launch_buttons_look(tiny_html, tiny_book, tmp_path):
+    pdf = tmp_path / "book.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n")
+    out = launch.assemble_site(tmp_path / "site", html=tiny_html.parent, executed=tiny_book / "build" / "sections",
+                               pdf=pdf)
+    for page in (tiny_html.parent / "build" / "sections").glob("*.html"):
+        launched = out / "build" / "sections" / f"{page.stem}.ipynb"
+        assert json.loads(launched.read_text())["metadata"]["entropic"]["section"] == page.stem
+    assert (out / "index.html").is_file() and (out / site.PDF_NAME).read_bytes() == pdf.read_bytes()
+    assert (out / "binder" / "runtime.txt").read_text() == "python-3.11\n"
+    assert (out / ".nojekyll").exists()
+    with pytest.raises(ValueError, match="make book"):
+        launch.assemble_site(tmp_path / "empty", html=tmp_path / "nothing", executed=tmp_path)
