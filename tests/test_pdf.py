@@ -1,0 +1,57 @@
+"""The whole book as one PDF (pipeline/pdf.py, `make pdf`), printed from the tiny book: every chapter on
+a page of its own, every table and figure number of the HTML book in its text, math typeset."""
+
+import re
+
+import pytest
+import yaml
+
+from entropic.pipeline import book, pdf
+
+pytestmark = pytest.mark.integration
+NUMBER = re.compile(r"(?:Table|Figure) R\d+\.\d+")
+
+
+@pytest.fixture(scope="module")
+def printed(tiny_book, tiny_html):
+    """The tiny book's PDF (built after the HTML, which shares its doctrees) and its text, page by page."""
+    from pypdf import PdfReader
+
+    try:
+        pdf.chromium()
+    except RuntimeError as missing:
+        pytest.fail(str(missing))
+    path = pdf.build_pdf(root=tiny_book, log=lambda *_: None)
+    return path, [page.extract_text() for page in PdfReader(path).pages]
+
+
+def test_every_chapter_starts_a_page_of_its_own(printed, tiny_book):
+    _, pages = printed
+    toc = yaml.safe_load((tiny_book / "_toc.yml").read_text())
+    documents = 1 + sum(len(part["chapters"]) for part in toc["parts"])
+    assert len(pages) >= documents + 1  # the introduction runs over a page; every chapter starts a new one
+    titles = {"teaching": "Teaching", "ledger": "claims ledger", "bibliography": "Bibliography"}
+    starts = [i for i, text in enumerate(pages) for word in titles.values() if word in text.split("\n", 3)[0:3][-1]]
+    assert starts  # chapter titles sit at the top of a page
+    assert len(pages) < 60 * documents  # and nothing ran away (a table printed one cell a page)
+
+
+def test_every_table_and_figure_number_of_the_html_book_is_in_the_pdf(printed, tiny_html):
+    _, pages = printed
+    html = {n for page in tiny_html.parent.rglob("*.html") if "_static" not in page.parts
+            for n in NUMBER.findall(page.read_text())}
+    assert len(html) >= 20 and any(n.startswith("Figure") for n in html) and any(n.startswith("Table") for n in html)
+    text = "\n".join(pages)
+    assert html <= set(NUMBER.findall(text)), sorted(html - set(NUMBER.findall(text)))
+
+
+def test_the_pdf_opens_with_the_books_title_and_shows_typeset_math(printed, tiny_book):
+    path, pages = printed
+    assert path.read_bytes().startswith(b"%PDF")
+    assert "Entropic Bound" in pages[0]
+    assert not any("\\frac" in text or "$$" in text for text in pages)  # MathJax typeset every equation
+
+
+def test_only_the_html_and_single_page_builders_exist():
+    with pytest.raises(ValueError, match="builder"):
+        book.build(builder="latex")
