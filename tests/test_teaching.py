@@ -1,16 +1,19 @@
-"""The teaching module's experiments and figures, and the teaching page: executed through papermill, its
-solutions compute the answers the exercises ask for."""
+"""The teaching module's experiments and their figures, and the teaching page: executed through papermill, it
+sets the equivariance bound beside population excesses, and its solutions compute the answers the exercises
+ask for."""
 
 import ast
 import json
+import math
 
 import numpy as np
 import pytest
 import torch
 
-from entropic.engine import tasks, teaching
+from entropic.engine import tasks, teaching, theorems
 from entropic.pipeline import book
 from entropic.pipeline.verdicts import FLOOR_BAND
+from entropic.sections import attention_native
 
 torch.set_num_threads(1)
 
@@ -40,22 +43,54 @@ def test_trained_surrogate_students_follow_the_optimum_below_r_star_and_reach_th
     assert abs(sweep.loc[2, "excess"]) < FLOOR_BAND * floor < sweep.loc[1, "excess"]
 
 
-def test_figures_label_every_artist_they_draw():
-    sweep = teaching.surrogate_sweep(T=6, D=4, r_star=2, n=60, steps=50)
-    figure = teaching.figure_excess(sweep, 2, FLOOR_BAND, {"excess": "trained"})
-    labels = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
-    assert "trained" in labels and "population optimum (Eckart–Young)" in labels and len(labels) == 4
+def test_the_ladder_is_scored_on_fresh_inputs_and_no_equivariant_student_beats_the_bound_there():
+    out = teaching.ladder_excesses(("B0", "B1", "B2"), T=6, D=4, r_star=2, n=40, steps=300, stop="fixed", fresh=3000)
+    excess = out["excess"].set_index("rung")
+    assert (excess["population_se"] > 0).all()
+    assert excess.loc["B0", "train"] < 0 < excess.loc["B0", "population"]  # fitted to 40 noisy samples: overfits
+    for rung in ("B1", "B2"):  # the bound holds for the population excess, up to Monte Carlo error
+        assert excess.loc[rung, "population"] > out["floor"] - 3 * excess.loc[rung, "population_se"]
+    task = out["task"]
+    assert out["floor"] == pytest.approx(theorems.equivariant_floor(task.operator, task.V))
+    assert out["zero"] == pytest.approx(float(task.V.double().pow(2).sum() * task.operator.double().pow(2).sum()))
+    model = out["students"]["B1"]  # the population excess again, on inputs of another seed
+    X = torch.randn(3000, 6, 4, generator=torch.Generator().manual_seed(12345), dtype=torch.float64)
+    with torch.no_grad():
+        prediction = model(X[None].float())[0, 0].double()
+    errors = (task.operator.double() @ X @ task.V.double() - prediction).pow(2).sum((1, 2))
+    se = math.hypot(float(errors.std()) / math.sqrt(3000), excess.loc["B1", "population_se"])
+    assert float(errors.mean()) == pytest.approx(excess.loc["B1", "population"], abs=4 * se)
+    with pytest.raises(ValueError):
+        teaching.ladder_excesses((), T=6, D=4)
+
+
+def test_the_energy_a_teachers_last_kernel_direction_carries_is_its_term_of_a_linear_mixer():
+    T, D, r_star = 5, 6, 2
+    energies = teaching.output_energies("linear_qk", T, D, r_star, n=50, seed=3)
+    task = tasks.make_attention_task("linear_qk", T, D, r_star, 50, 0.0, 3)
+    X, K, V = task.X.double(), task.operator.double(), task.V.double()
+    w, U = torch.linalg.eigh(K)
+    lam, u = w[D - r_star], U[:, D - r_star]  # the smallest of the r* non-zero eigenvalues, its eigenvector
+    term = lam * (X @ u)[..., :, None] * (X @ u)[..., None, :] / math.sqrt(D) @ X @ V
+    assert energies["last"] == pytest.approx(float(term.pow(2).sum((1, 2)).mean()), rel=1e-6)
+    clean = tasks.attention_scores(X, K, False) @ X @ V
+    assert energies["total"] == pytest.approx(float(clean.pow(2).sum((1, 2)).mean()), rel=1e-9)
+    softmax = teaching.output_energies("softmax_qk", T, D, r_star, n=50, seed=3)
+    assert 0 < softmax["last"] < softmax["total"]
 
 
 def _glued(notebook: dict) -> dict:
-    """Every value the executed notebook glued, by name (the text/plain representation, parsed)."""
+    """Every value the executed notebook glued, by name: Markdown as its text, anything else as its
+    text/plain representation, parsed."""
     values = {}
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):
             name = output.get("metadata", {}).get("scrapbook", {}).get("name")
             if name:
-                text = next(v for k, v in output["data"].items() if k.endswith("text/plain"))
-                values[name] = ast.literal_eval(text if isinstance(text, str) else "".join(text))
+                markdown = next((v for k, v in output["data"].items() if k.endswith("text/markdown")), None)
+                text = markdown or next(v for k, v in output["data"].items() if k.endswith("text/plain"))
+                text = text if isinstance(text, str) else "".join(text)
+                values[name] = text if markdown is not None else ast.literal_eval(text)
     return values
 
 
@@ -85,11 +120,55 @@ def test_the_noise_solution_keeps_the_deficit_and_shrinks_it_relative_to_the_flo
 
 
 @pytest.mark.integration
+def test_the_noise_solution_states_its_band_and_answers_whether_the_deficit_stays_visible(glued):
+    assert glued["teaching_band_pct"] == pytest.approx(100 * FLOOR_BAND)
+    assert glued["teaching_noise_band_floors"] == pytest.approx(FLOOR_BAND)
+    visible = glued["teaching_noise_relative_high"] > FLOOR_BAND
+    assert glued["teaching_noise_visible"].startswith("**Yes" if visible else "**No")
+
+
+@pytest.mark.integration
 def test_the_softmax_solution_finds_a_smaller_gap_and_a_transition_that_survives(glued):
     assert glued["teaching_softmax_gap_softmax"] < glued["teaching_softmax_gap_linear"] / 10
     assert glued["teaching_softmax_signal_softmax"] < glued["teaching_softmax_signal_linear"] / 10
     assert glued["teaching_softmax_gap_softmax"] > FLOOR_BAND * glued["teaching_softmax_at_floor"]
     assert abs(glued["teaching_softmax_at"]) < FLOOR_BAND * glued["teaching_softmax_at_floor"]
+
+
+@pytest.mark.integration
+def test_the_softmax_solution_reconciles_the_energy_heuristic_the_trained_ratio_and_the_papers_factor(glued):
+    assert glued["teaching_softmax_signal_ratio"] < glued["teaching_softmax_gap_ratio"]  # whole outputs: too low
+    assert glued["teaching_softmax_last_ratio"] == pytest.approx(glued["teaching_softmax_gap_ratio"], rel=0.15)
+    claims = attention_native.CLAIMS
+    paper = claims["deficiency_linear_qk"].value / claims["deficiency_softmax_qk"].value
+    assert glued["teaching_table3_paper_ratio"] == pytest.approx(paper)
+    assert glued["teaching_table3_last_ratio"] == pytest.approx(paper, rel=0.15)
+    assert glued["teaching_table3_total_ratio"] < paper / 1.5  # the whole-output ratio misses it at those sizes too
+    assert glued["teaching_softmax_reconciled_pct"] < 15
+
+
+@pytest.mark.integration
+def test_the_bound_is_set_beside_population_excesses_computed_on_fresh_inputs(glued):
+    demo = teaching.break_demo(T=glued["teaching_T"], D=glued["teaching_D"], r_star=glued["teaching_r_star"],
+                               n=glued["teaching_n"], sigma=glued["teaching_sigma"])
+    excess = demo["excess"].set_index("rung")
+    assert glued["teaching_break_floor"] == pytest.approx(demo["floor"])
+    for rung in ("b1", "b1c", "b2"):  # the numbers the prose sets beside the bound are population excesses
+        population, train = excess.loc[rung.upper().replace("C", "c"), ["population", "train"]]
+        assert glued[f"teaching_break_{rung}"] == pytest.approx(population, rel=1e-4)
+        assert glued[f"teaching_break_{rung}_train"] == pytest.approx(train, rel=1e-4)
+        assert glued[f"teaching_break_{rung}"] > glued["teaching_break_floor"]
+    assert glued["teaching_break_share_max"] < 100
+
+
+@pytest.mark.integration
+def test_at_the_papers_section_5_sizes_every_rung_stays_above_the_bound_which_is_most_of_its_excess(glued):
+    assert (glued["teaching_fifth_T"], glued["teaching_fifth_d"], glued["teaching_fifth_r_star"]) == (12, 10, 3)
+    assert glued["teaching_fifth_above_min"] > 0  # population excesses above the bound
+    assert 50 < glued["teaching_fifth_share_min"] <= glued["teaching_fifth_share_max"] < 100
+    assert glued["teaching_fifth_gap_max"] < 0.05 * glued["teaching_fifth_floor"]  # train ≈ population at n = 3000
+    assert glued["teaching_fifth_floor_min"] <= glued["teaching_fifth_floor"] <= glued["teaching_fifth_floor_max"]
+    assert glued["teaching_fifth_floor"] < glued["teaching_fifth_zero"]
 
 
 @pytest.mark.integration

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from entropic.engine import spectral, theorems
+from entropic.engine import theorems
 
 
 def _teacher(T=6, D=5, r_star=3, seed=0):
@@ -66,6 +66,51 @@ def test_the_deficiency_bounds_are_positive_below_r_star_and_zero_from_r_star_on
         assert bounds["paper"] <= bounds["frobenius"]
 
 
+def test_the_papers_eigenvalue_form_of_theorem_5_fails_on_the_sheared_teacher_and_the_singular_value_form_holds():
+    check = theorems.shear_counterexample(shear=10.0, D=3, r=1)
+    s1, s2, s3 = check["singular_values"]
+    assert check["eigenvalues"] == pytest.approx((1.0, 1.0, 0.0))  # the paper's λ_2(A*)² = 1 for every shear
+    assert s1 * s2 == pytest.approx(1.0) and s1**2 + s2**2 == pytest.approx(102.0) and s3 == pytest.approx(0.0)
+    assert check["exact"] == pytest.approx(3 * s2**2, rel=1e-12)  # ‖V*‖² σ_2², the rank-1 optimum
+    assert check["simulated"] == pytest.approx(check["exact"], abs=4 * check["simulated_se"])
+    assert check["eigenvalue_bound"] == pytest.approx(1.0)
+    assert check["eigenvalue_bound"] > 30 * check["exact"]  # the paper's eq. (7) as written is violated
+    assert check["paper"] < check["frobenius"] <= check["exact"] * (1 + 1e-12)  # with singular values it holds
+    assert check["frobenius"] == pytest.approx(check["exact"], rel=1e-12)  # and our constant is exact here
+
+
+def test_a_rank_1_model_simulated_on_random_inputs_beats_the_eigenvalue_bound_of_the_sheared_teacher():
+    A_star, V_star = theorems.shear_operator(10.0), np.eye(3)
+    A = theorems.truncate(A_star, 1)  # a rank-1 model built without rank_r_optimum
+    estimate = _monte_carlo_excess(A_star, V_star, lambda X: A @ X @ V_star, np.eye(3), np.eye(3))
+    assert estimate < 0.05 < theorems.eigenvalue_bound(A_star, V_star, 1, lambda_min=1.0)
+
+
+def test_the_eigenvalue_bound_fails_exactly_beyond_the_shear_threshold():
+    for D in (2, 3, 5):
+        threshold = theorems.shear_threshold(D)
+        for shear in threshold * np.array([0.5, 0.9, 0.99, 1.01, 1.1, 3.0]):
+            check = theorems.shear_counterexample(shear=shear, D=D, r=1, samples=2)
+            assert (check["eigenvalue_bound"] > check["exact"]) == (shear > threshold), (D, shear)
+            assert check["frobenius"] <= check["exact"] * (1 + 1e-12)
+
+
+def test_for_a_symmetric_teacher_the_eigenvalue_bound_is_the_papers_singular_value_bound():
+    rng = np.random.default_rng(4)
+    U, _ = np.linalg.qr(rng.standard_normal((6, 3)))
+    A_star, V_star = (U * np.array([2.0, -1.5, 1.0])) @ U.T, rng.standard_normal((4, 4))
+    for r in range(4):
+        assert theorems.eigenvalue_bound(A_star, V_star, r, 0.7) == pytest.approx(
+            theorems.deficiency_bounds(A_star, V_star, r, 0.7)["paper"], rel=1e-10, abs=1e-14)
+
+
+def test_the_random_instances_check_the_eigenvalue_form_beside_both_singular_value_bounds():
+    check = theorems.deficiency_check(T=7, D=5, r_star=4, instances=6, seed=1)
+    assert {"eigenvalues", "ratio_eigenvalues"} <= set(check.columns)
+    assert np.allclose(check["ratio_eigenvalues"], check["eigenvalues"] / check["exact"])
+    assert (check["eigenvalues"] > 0).all()
+
+
 def test_truncation_keeps_r_singular_values_and_leaves_the_tail_as_its_error():
     M = np.random.default_rng(3).standard_normal((5, 7))
     s = np.linalg.svd(M, compute_uv=False)
@@ -114,30 +159,6 @@ def test_no_attention_predictor_beats_the_equivariant_floor_and_the_floor_is_tig
     assert theorems.equivariant_floor(2 * eye - 0.3 * ones, V_star) == pytest.approx(0.0, abs=1e-12)
 
 
-def test_the_quarter_circle_law_has_mean_eight_over_three_pi_and_unit_second_moment():
-    assert theorems.quarter_circle_moments(1)[0] == pytest.approx(8 / (3 * math.pi), rel=1e-6)
-    assert theorems.quarter_circle_moments(2)[0] == pytest.approx(1.0, rel=1e-6)
-
-
-def test_the_first_order_inflation_matches_a_simulated_bulk_at_small_noise():
-    rng, signal, T = np.random.default_rng(0), np.array([2.0, 1.5, 1.0]), 16
-    base = np.diag(np.concatenate([signal, np.zeros(T - 3)]))
-    true = spectral.effective_rank(base)
-    for eps in (3e-4, 1e-3):
-        measured = np.mean([spectral.effective_rank(base + eps * rng.standard_normal((T, T))) - true
-                            for _ in range(100)])
-        assert measured == pytest.approx(theorems.bulk_inflation(signal, eps, T - 3), rel=0.05)
-    assert theorems.bulk_inflation(signal, 0.0, T - 3) == 0.0
-    assert theorems.bulk_inflation(signal, 1e-4, 13) < theorems.bulk_inflation(signal, 1e-3, 13)
-
-
-def test_least_squares_spectra_follow_the_first_order_inflation_not_the_papers_one_over_n():
-    check = theorems.mp_check(T=12, D=8, r_star=3, ns=(200, 1600), seeds=range(3))
-    mean = check.groupby("n")[["simulated", "first_order", "paper"]].mean()
-    assert np.allclose(mean["simulated"], mean["first_order"], rtol=0.15)
-    assert (mean["paper"] < 0.5 * mean["simulated"]).all()
-
-
 @pytest.mark.parametrize("call", [
     lambda: theorems.population_excess(np.eye(3), np.eye(2), np.eye(4), np.eye(2)),
     lambda: theorems.population_excess(np.eye(3), np.eye(2), np.eye(3), np.eye(2), cov_T=-np.eye(3)),
@@ -146,16 +167,17 @@ def test_least_squares_spectra_follow_the_first_order_inflation_not_the_papers_o
     lambda: theorems.rank_r_optimum(np.eye(3), np.eye(2), 4),
     lambda: theorems.rank_r_optimum(np.eye(3), np.eye(2), 1.5),
     lambda: theorems.deficiency_bounds(np.eye(3), np.eye(2), 1, lambda_min=0.0),
+    lambda: theorems.eigenvalue_bound(np.eye(3), np.eye(2), 1, lambda_min=-1.0),
+    lambda: theorems.eigenvalue_bound(np.eye(3), np.eye(2), 4, lambda_min=1.0),
+    lambda: theorems.shear_operator(float("nan")),
+    lambda: theorems.shear_threshold(0),
+    lambda: theorems.shear_counterexample(samples=1),
     lambda: theorems.deficiency_check(r_star=1),
     lambda: theorems.random_covariance(3, -1.0, np.random.default_rng(0)),
     lambda: theorems.reduced_rank_fit(np.zeros((5, 3, 2)), np.zeros((5, 3, 3)), 1),
     lambda: theorems.reduced_rank_fit(np.full((5, 3, 2), np.nan), np.zeros((5, 3, 2)), 1),
     lambda: theorems.reduced_rank_fit(np.ones((5, 3, 2)), np.ones((5, 3, 2)), 0),
     lambda: theorems.equivariant_floor(np.eye(1), np.eye(2)),
-    lambda: theorems.quarter_circle_moments(0),
-    lambda: theorems.bulk_inflation([1.0, -1.0], 0.1, 3),
-    lambda: theorems.bulk_inflation([1.0], 0.1, 3, power=3),
-    lambda: theorems.mp_check(ns=(0, 10)),
 ])
 def test_bad_input_raises_a_value_error(call):
     with pytest.raises(ValueError):

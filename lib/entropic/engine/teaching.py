@@ -1,8 +1,10 @@
-"""The pictures of the Argument part: the small experiments of the teaching page and every figure of the
-theory and teaching pages (the theory page's checks compute in ``theorems``).
+"""The small experiments of the teaching page (the Argument part): the Eckart–Young picture, rank sweeps of
+the §4 surrogate and of §6 attention-native tasks, the students of the §5 ladder scored on their training
+set and on fresh inputs, and the output energies that size the §6 gaps. Their figures are drawn by
+``pipeline.argument_figures``; the theory page's checks compute in ``theorems`` and ``inflation``.
 
-Each experiment runs in seconds on one CPU thread (the caller sets ``torch.set_num_threads``) and is
-seeded; each ``figure_*`` returns its Figure, sized for the book's column (6.5 inches wide).
+Each experiment is seeded and runs on one CPU thread (the caller sets ``torch.set_num_threads``): seconds at
+the page's sizes, about a minute and a half for the ladder at the paper's §5 sizes.
 Shapes: ``N`` samples, ``T`` tokens, ``D`` width, ``R`` rank.
 """
 
@@ -15,9 +17,9 @@ import pandas as pd
 import torch
 
 from . import theorems
-from .models import FullKernelStudents, QKStudents, SurrogateStudents
+from .models import QKStudents, SurrogateStudents, ladder_students
 from .tasks import attention_scores, make_attention_task, make_surrogate_task, orthonormal_basis, teacher_spectrum
-from .train import rank_sweep, train
+from .train import StopRule, rank_sweep, train
 
 
 def eckart_young_demo(T: int = 8, competitors: int = 200, seed: int = 0) -> pd.DataFrame:
@@ -76,151 +78,97 @@ def attention_sweep(teacher: str = "linear_qk", T: int = 8, D: int = 8, r_star: 
                          "signal": float(clean.pow(2).sum((1, 2)).mean())})
 
 
-def break_demo(T: int = 8, D: int = 6, r_star: int = 3, n: int = 200, sigma: float = 0.05, seed: int = 0,
-               steps: int = 600) -> dict:
-    """The §5 break on one fixed-operator task Y = A* X V* + E: students of the interpolation ladder at rank r*
-    (B0 = A X V, B1 = linear QK, B1c = full-rank kernel, B2 = softmax QK), their converged excess, and the
-    least excess of any permutation-equivariant predictor (``theorems.equivariant_floor``).
+
+def output_energies(teacher: str = "linear_qk", T: int = 8, D: int = 8, r_star: int = 2, n: int = 200,
+                    seed: int = 0, profile: str = "sharp") -> dict[str, float]:
+    """Mean energies per sample of a §6 teacher's clean output M*(X) X V* on the inputs of its task
+    (``tasks.make_attention_task``, the same seed, so the same X and V* as :func:`attention_sweep`).
+
+    ``total`` is E‖M*(X) X V*‖²_F. ``last`` is E‖(M*(X) − M₋(X)) X V*‖²_F, where M₋ is the mixer of K* with its
+    smallest direction λ_{r*} u uᵀ removed: the part of the output that a kernel of rank r* − 1 built from the
+    teacher's other directions cannot produce, an estimate of what a student one rank short pays.
+    """
+    task = make_attention_task(teacher, T, D, r_star, n, 0.0, seed, profile)
+    X, K, V = task.X.double(), task.operator.double(), task.V.double()
+    softmax = teacher == "softmax_qk"
+    w, U = torch.linalg.eigh(K)  # ascending, K* ⪰ 0 of rank r*: its smallest direction sits at index D − r*
+    u = U[:, D - r_star]
+    clean = attention_scores(X, K, softmax) @ X @ V
+    short = attention_scores(X, K - w[D - r_star] * torch.outer(u, u), softmax) @ X @ V
+    return {"total": float(clean.pow(2).sum((1, 2)).mean()), "last": float((clean - short).pow(2).sum((1, 2)).mean())}
+
+
+RUNG_NAMES = {"B0": "B0: A X V", "B1": "B1: linear QK", "B1c": "B1c: full-rank K", "B2": "B2: softmax QK",
+              "B3": "B3: full block"}
+FRESH_SEED = 1_000_003  # fresh inputs of a task of seed s are drawn from seed s + FRESH_SEED, never from its own
+
+
+def ladder_excesses(rungs=("B1", "B1c", "B2", "B3"), T: int = 12, D: int = 10, r_star: int = 3, n: int = 3000,
+                    sigma: float = 0.05, seed: int = 0, steps: int = 1500, lr: float = 1e-2,
+                    stop: str = "converged", fresh: int = 4000) -> dict:
+    """Students of the §5 interpolation ladder (``models.ladder_students``) at rank r* on one fixed-operator task
+    Y = A* X V* + E, each scored on its training set and on fresh inputs. The defaults are the paper's §5 sizes
+    with the ladder section's paper-profile training (1500 Adam steps at most, stopped once converged).
+
+    ``train`` is the training loss minus the noise floor σ²TD. ``population`` is E‖A* X V* − f(X)‖²_F over
+    ``fresh`` new inputs X ~ N(0, I): the excess of the risk decomposition, the quantity the equivariant
+    floor bounds from below; ``population_se`` is its Monte Carlo standard error.
 
     Returns
     -------
-    dict with ``excess`` (DataFrame: student, excess), ``floor`` (equivariant floor), ``noise_floor``,
-    ``operator`` : (T, T) A*, ``mixers`` : (2, T, T) the B1c student's realized mixer on two inputs.
+    dict with ``excess`` (DataFrame: rung, student, train, population, population_se), ``floor``
+    (``theorems.equivariant_floor``), ``zero`` (‖V*‖²_F ‖A*‖²_F, the excess of the predictor 0),
+    ``noise_floor``, ``fresh``, ``task`` and ``students`` (rung → its trained model).
     """
+    if not rungs or fresh < 2:
+        raise ValueError(f"need at least one rung and two fresh inputs, got rungs={rungs}, fresh={fresh}")
     task = make_surrogate_task(T, D, r_star, n, sigma, seed)
-    students = {"B0: A X V": SurrogateStudents([seed], [r_star], T, D),
-                "B1: linear QK": QKStudents([seed], [r_star], T, D),
-                "B1c: full-rank K": FullKernelStudents([seed], [r_star], T, D),
-                "B2: softmax QK": QKStudents([seed], [r_star], T, D, softmax=True)}
+    A_star, V_star = task.operator.double(), task.V.double()
+    generator = torch.Generator().manual_seed(seed + FRESH_SEED)
+    X_fresh = torch.randn(fresh, T, D, generator=generator, dtype=torch.float64)  # (N, T, D)
+    target = A_star @ X_fresh @ V_star
+    rows, students = [], {}
+    for rung in rungs:
+        model = ladder_students(rung, [seed], [r_star], T, D)
+        result = train(model, task.X, task.Y, steps, lr, progress=False, stop=StopRule(stop))
+        device = next(model.parameters()).device
+        with torch.no_grad():  # (N, T, D), in chunks of inputs so that the block's activations stay small
+            prediction = torch.cat([model(part[None].float().to(device))[0, 0].cpu() for part in X_fresh.split(500)])
+        errors = (target - prediction.double()).pow(2).sum((1, 2))
+        rows.append({"rung": rung, "student": RUNG_NAMES[rung],
+                     "train": float(result.final_loss[0, 0]) - task.noise_floor, "population": float(errors.mean()),
+                     "population_se": float(errors.std()) / math.sqrt(fresh)})
+        students[rung] = model
+    A, V = A_star.numpy(), V_star.numpy()
+    return {"excess": pd.DataFrame(rows), "floor": theorems.equivariant_floor(A, V),
+            "zero": float(np.sum(V**2) * np.sum(A**2)), "noise_floor": task.noise_floor, "fresh": fresh,
+            "task": task, "students": students}
+
+
+def equivariant_floors(T: int = 12, D: int = 10, r_star: int = 3, n: int = 3000, sigma: float = 0.05,
+                       seeds=range(5)) -> pd.DataFrame:
+    """The equivariant floor and the excess of the predictor 0 for the fixed-operator tasks of several seeds
+    (the tasks the ladder section trains on, when given its sizes): one row per seed."""
     rows = []
-    for name, model in students.items():
-        result = train(model, task.X, task.Y, steps, progress=False)
-        rows.append({"student": name, "excess": float(result.tail_min[0, 0]) - task.noise_floor})
-    with torch.no_grad():
-        mixers = students["B1c: full-rank K"].mixer(task.X[None, :2])[0, 0]
-    return {"excess": pd.DataFrame(rows), "floor": theorems.equivariant_floor(task.operator, task.V),
-            "noise_floor": task.noise_floor, "operator": task.operator.numpy(), "mixers": mixers.numpy()}
+    for seed in seeds:
+        task = make_surrogate_task(T, D, r_star, n, sigma, seed)
+        A, V = task.operator.double().numpy(), task.V.double().numpy()
+        rows.append({"seed": seed, "floor": theorems.equivariant_floor(A, V),
+                     "zero": float(np.sum(V**2) * np.sum(A**2))})
+    return pd.DataFrame(rows)
 
 
-# Figures. Legends sit below the axes, outside the data.
+def break_demo(T: int = 8, D: int = 6, r_star: int = 3, n: int = 200, sigma: float = 0.05, seed: int = 0,
+               steps: int = 600, fresh: int = 4000) -> dict:
+    """The §5 break at the page's size: B0, B1, B1c and B2 at rank r* (:func:`ladder_excesses`, ``steps`` fixed
+    Adam steps), and the mixer the B1c student realizes on two of its training inputs.
 
-def _legend_below(ax, ncol: int = 2, offset: float = -0.2) -> None:
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), ncol=ncol, frameon=False)
-
-
-def _figure(height: float = 4.0):
-    import matplotlib.pyplot as plt
-
-    return plt.subplots(figsize=(6.5, height))
-
-
-def _symlog(ax, width: float, values: np.ndarray) -> None:
-    """Symmetric-log y axis, linear within ± width, with ticks at 0 and at whole decades beyond the band
-    (automatic ticks crowd around 0)."""
-    from matplotlib.ticker import FixedLocator
-
-    ax.set_yscale("symlog", linthresh=width)
-    first = math.floor(math.log10(width)) + 1
-
-    def decades(extent: float) -> list[float]:
-        if extent <= width:
-            return []
-        ks = list(range(first, math.floor(math.log10(extent)) + 2))
-        return [10.0**k for k in ks[:: max(1, math.ceil(len(ks) / 5))]]  # at most five labels a side
-
-    top, bottom = float(np.max(values)), -float(np.min(values))
-    ticks = [0.0, *decades(top), *(-t for t in decades(bottom))]
-    ax.yaxis.set_major_locator(FixedLocator(sorted(ticks)))
-    ax.set_ylim(-max(10.0 ** (math.floor(math.log10(bottom)) + 1) if bottom > width else 0, 1.5 * width),
-                max(10.0 ** (math.floor(math.log10(top)) + 1) if top > width else 0, 1.5 * width))
-
-
-def figure_eckart_young(demo: pd.DataFrame):
-    """Error of rank-r approximations of one matrix: the tail sum, the truncated SVD, random competitors."""
-    fig, ax = _figure()
-    ax.plot(demo["r"], demo["tail"], "k-", lw=1.2, label=r"tail $\Sigma_{j>r}\,\sigma_j^2$")
-    ax.plot(demo["r"], demo["truncation"], "o", color="C0", ms=7, label="truncated SVD")
-    ax.plot(demo["r"], demo["best_random"], "^", color="C1", ms=7, label="best of random rank-r fits")
-    ax.set(yscale="log", xlabel="rank r", ylabel=r"$\|M - B\|_F^2$", xticks=list(demo["r"]))
-    _legend_below(ax, ncol=3)
-    fig.tight_layout()
-    return fig
-
-
-def figure_excess(table: pd.DataFrame, r_star: int, band: float, series: dict[str, str],
-                  optimum: str | None = "optimum", xlabel: str = "rank r"):
-    """Excess risk against rank on a symmetric-log axis, linear within ± ``band`` · floor (shaded).
-
-    ``series`` maps a column of ``table`` to its legend label (drawn as markers); ``optimum`` names the
-    column of the population optimum (a dashed line), or None.
+    Returns
+    -------
+    :func:`ladder_excesses`'s dict, with ``operator`` : (T, T) A* and ``mixers`` : (2, T, T).
     """
-    fig, ax = _figure()
-    width = band * float(table["floor"].iloc[0])
-    ax.axhspan(-width, width, color="C2", alpha=0.15, lw=0, label=f"±{band:.0%} of the noise floor")
-    if optimum is not None:
-        ax.plot(table["r"], table[optimum], "k--", lw=1.2, label="population optimum (Eckart–Young)")
-    for (column, label), marker, color in zip(series.items(), "oxs", ("C0", "C3", "C4"), strict=False):
-        ax.plot(table["r"], table[column], marker, color=color, ms=7, mew=2, label=label)
-    ax.axvline(r_star, color="grey", ls=":", lw=1.2, label=f"$r^*$ = {r_star}")
-    _symlog(ax, width, table[[*series, *([optimum] if optimum else [])]].to_numpy())
-    ax.set(xlabel=xlabel, ylabel=r"excess risk  $L - \sigma^2 T d$", xticks=list(table["r"]))
-    _legend_below(ax)
-    fig.tight_layout()
-    return fig
-
-
-def figure_break(demo: dict):
-    """Top: A* and the realized mixer X K Xᵀ/√D of a trained full-rank kernel on two inputs. Bottom: excess
-    at rank r* of four ladder students beside the equivariant floor."""
-    import matplotlib.pyplot as plt
-
-    fig = plt.figure(figsize=(6.5, 6.2), layout="constrained")
-    grid = fig.add_gridspec(2, 3, height_ratios=[1, 0.9])
-    titles = [r"$A^*$ (the same for every $X$)", r"$M(X_1)$ of B1c", r"$M(X_2)$ of B1c"]
-    for k, (matrix, title) in enumerate(zip([demo["operator"], *demo["mixers"]], titles, strict=True)):
-        ax = fig.add_subplot(grid[0, k])
-        limit = float(np.abs(matrix).max())
-        ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
-        ax.set(title=title, xticks=[], yticks=[])
-        ax.title.set_fontsize(10)
-    ax = fig.add_subplot(grid[1, :])
-    table = demo["excess"]
-    ax.barh(table["student"], table["excess"], color="C0", label="trained student at rank $r^*$")
-    for y, value in enumerate(table["excess"]):  # right of the bar, or of 0 for a bar of (slightly) negative length
-        ax.annotate(f"{value:.2g}", (max(value, 0.0), y), xytext=(4, 0), textcoords="offset points", va="center")
-    ax.axvline(demo["floor"], color="C3", ls="--", lw=1.5, label="least excess of any equivariant predictor")
-    ax.invert_yaxis()
-    ax.set(xlabel=r"excess risk  $L - \sigma^2 T d$")
-    _legend_below(ax, ncol=1, offset=-0.25)
-    return fig
-
-
-def figure_deficiency(check: pd.DataFrame):
-    """Theorem 5 on random instances: bound / exact optimum against the condition number of Σ_X."""
-    fig, ax = _figure()
-    ax.scatter(check["kappa"], check["ratio_frobenius"], marker="o", s=22, color="C0",
-               label=r"our constant $\lambda_{\min}(\Sigma_X)\,\|V^*\|_F^2$")
-    ax.scatter(check["kappa"], check["ratio_paper"], marker="^", s=22, color="C1",
-               label=r"paper's constant $\lambda_{\min}(\Sigma_X)\,\sigma_{\min}(V^*)^2$")
-    ax.axhline(1.0, color="k", lw=1, ls="--", label="exact optimum (ratio 1)")
-    ax.set(xscale="log", yscale="log", xlabel=r"condition number of $\Sigma_X$", ylabel="lower bound / exact")
-    _legend_below(ax, ncol=1)
-    fig.tight_layout()
-    return fig
-
-
-def figure_mp(check: pd.DataFrame):
-    """Theorem 8: R(Â) − R against n on log–log axes, simulated (seed mean, bars: range over seeds), the
-    first-order prediction and the paper's correction."""
-    by_n = check.groupby("n")
-    mean, low, high = by_n["simulated"].mean(), by_n["simulated"].min(), by_n["simulated"].max()
-    fig, ax = _figure()
-    ax.errorbar(mean.index, mean, yerr=[mean - low, high - mean], fmt="o", color="C0", capsize=3,
-                label=r"simulated $R_{\mathrm{eff}}(\hat A) - R_{\mathrm{eff}}(A^*)$")
-    ax.plot(mean.index, by_n["first_order"].mean(), "-", color="C0", lw=1.5, label="first order (derived here)")
-    ax.plot(mean.index, by_n["paper"].mean(), "--", color="C1", lw=1.5, label=r"paper's $(T - R)/(2n)$")
-    ax.set(xscale="log", yscale="log", xlabel="samples n", ylabel="inflation of the effective rank")
-    _legend_below(ax)
-    fig.tight_layout()
-    return fig
-
+    out = ladder_excesses(("B0", "B1", "B1c", "B2"), T, D, r_star, n, sigma, seed, steps, 1e-2, "fixed", fresh)
+    model = out["students"]["B1c"]
+    with torch.no_grad():
+        mixers = model.mixer(out["task"].X[None, :2].to(next(model.parameters()).device))[0, 0].cpu()
+    return {**out, "operator": out["task"].operator.numpy(), "mixers": mixers.numpy()}

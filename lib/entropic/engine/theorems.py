@@ -1,12 +1,14 @@
 """Executed checks of the linear-surrogate theorems (§4 and App. A of the paper), used by the theory page.
 
 * Deficiency (the paper's Theorems 1/5): the exact best rank-r fit under separable input covariances,
-  :func:`rank_r_optimum`, against the lower bounds of the proof, :func:`deficiency_bounds`.
+  :func:`rank_r_optimum`, against the lower bounds of the proof, :func:`deficiency_bounds`, and against the
+  paper's eq. (7) as written, with eigenvalues, :func:`eigenvalue_bound`; :func:`shear_counterexample`
+  is a non-normal teacher on which that form fails.
 * Achievability (Theorems 2/6): a rank-r fit from data by alternating least squares, :func:`reduced_rank_fit`,
   scored by its exact population excess, :func:`population_excess`.
-* Recovery (Theorems 4/8): the first-order inflation of the effective rank (eq. 1) by a Marchenko–Pastur
-  noise bulk, :func:`bulk_inflation`, against least-squares estimates from data, :func:`mp_check`.
 * The §5 break: the best any token-permutation-equivariant predictor can do, :func:`equivariant_floor`.
+
+Recovery (Theorems 4/8) is in ``inflation``.
 
 Shapes: ``N`` samples, ``T`` tokens, ``D`` width, ``R`` rank. Inputs are X = Σ_T^{1/2} Z Σ_D^{1/2} with Z of
 i.i.d. standard Gaussian entries, so Cov(vec X) = Σ_D ⊗ Σ_T; the tasks of ``tasks`` have Σ_T = I, Σ_D = I.
@@ -20,8 +22,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import estimators, spectral
-from .tasks import make_surrogate_task, teacher_spectrum
+from .tasks import make_surrogate_task
 
 
 def _matrix(M, name: str, shape: tuple[int | None, int | None] = (None, None)) -> np.ndarray:
@@ -119,7 +120,62 @@ def deficiency_bounds(A_star, V_star, r: int, lambda_min: float) -> dict[str, fl
         raise ValueError(f"lambda_min must be positive (assumption A1), got {lambda_min}")
     tail = float(np.sum(np.linalg.svd(A_star, compute_uv=False)[_rank(r, min(A_star.shape)):] ** 2))
     v_min = np.linalg.svd(V_star, compute_uv=False).min()
-    return {"paper": lambda_min * v_min**2 * tail, "frobenius": lambda_min * float(np.sum(V_star**2)) * tail}
+    return {"paper": float(lambda_min * v_min**2 * tail), "frobenius": lambda_min * float(np.sum(V_star**2)) * tail}
+
+
+def eigenvalue_bound(A_star, V_star, r: int, lambda_min: float) -> float:
+    """The paper's eq. (7) as written: λ_min(Σ_X) σ_min(V*)² Σ_{j=r+1}^{r*} |λ_j(A*)|², with the eigenvalues of
+    A* ordered by decreasing modulus. A rank-r* operator has at most r* non-zero eigenvalues, so the sum over
+    every j > r is the same sum. For a normal A* (symmetric, as in the paper's eq. 8) |λ_j| = σ_j and this is
+    the paper's bound of :func:`deficiency_bounds`; for a non-normal one it need not be a lower bound at all
+    (:func:`shear_counterexample`)."""
+    A_star, V_star = _pair(A_star, V_star)
+    if not lambda_min > 0:
+        raise ValueError(f"lambda_min must be positive (assumption A1), got {lambda_min}")
+    moduli = np.sort(np.abs(np.linalg.eigvals(A_star)))[::-1]
+    v_min = np.linalg.svd(V_star, compute_uv=False).min()
+    return float(lambda_min * v_min**2 * np.sum(moduli[_rank(r, len(moduli)):] ** 2))
+
+
+def shear_operator(shear: float) -> np.ndarray:
+    """A*(t) = [[1, t, 0], [0, 1, 0], [0, 0, 0]] : (3, 3): rank 2 and eigenvalues (1, 1, 0) for every shear t,
+    while its singular values spread apart as t grows (σ₁σ₂ = 1, σ₁² + σ₂² = 2 + t²)."""
+    if not np.isfinite(shear):
+        raise ValueError(f"the shear must be finite, got {shear}")
+    return np.array([[1.0, shear, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+
+
+def shear_threshold(D: int) -> float:
+    """The shear above which eq. (7) with eigenvalues fails for A*(t) (:func:`shear_operator`), V* = I_D,
+    Σ_X = I and r = 1: the bound is 1 (λ₂ = 1) and the exact excess D σ₂(t)², which is below 1 exactly when
+    σ₁² > D, that is when σ₁² + σ₁⁻² = 2 + t² exceeds D + 1/D: t > (D − 1)/√D."""
+    if D < 1:
+        raise ValueError(f"D must be a positive integer, got {D}")
+    return (D - 1) / math.sqrt(D)
+
+
+def shear_counterexample(shear: float = 10.0, D: int = 3, r: int = 1, samples: int = 20_000,
+                         seed: int = 0) -> dict[str, float]:
+    """The paper's Theorem 5 on the non-normal teacher A*(t) of :func:`shear_operator`, V* = I_D, isotropic
+    inputs (λ_min(Σ_X) = 1): the exact rank-r excess beside eq. (7) with eigenvalues and with singular values.
+
+    Returns
+    -------
+    dict: ``eigenvalues`` and ``singular_values`` of A* (moduli, decreasing); ``exact`` (:func:`rank_r_optimum`);
+    ``simulated`` and ``simulated_se``: the mean of ‖A* X V* − A X V‖²_F for its minimizer (A, V) over
+    ``samples`` inputs X ~ N(0, I) drawn from ``seed``, and its standard error; ``eigenvalue_bound`` (eq. 7 as
+    written, :func:`eigenvalue_bound`); ``paper`` and ``frobenius`` (:func:`deficiency_bounds`).
+    """
+    if samples < 2:
+        raise ValueError(f"need at least two samples, got {samples}")
+    A_star, V_star = shear_operator(shear), np.eye(D)
+    exact, A, V = rank_r_optimum(A_star, V_star, r)
+    X = np.random.default_rng(seed).standard_normal((samples, 3, D))  # (N, T, D)
+    errors = np.sum((A_star @ X @ V_star - A @ X @ V) ** 2, axis=(1, 2))
+    return {"eigenvalues": tuple(map(float, np.sort(np.abs(np.linalg.eigvals(A_star)))[::-1])),
+            "singular_values": tuple(map(float, np.linalg.svd(A_star, compute_uv=False))), "exact": exact,
+            "simulated": float(errors.mean()), "simulated_se": float(errors.std() / math.sqrt(samples)),
+            "eigenvalue_bound": eigenvalue_bound(A_star, V_star, r, 1.0), **deficiency_bounds(A_star, V_star, r, 1.0)}
 
 
 def random_covariance(dim: int, spread: float, rng: np.random.Generator) -> np.ndarray:
@@ -141,7 +197,8 @@ def deficiency_check(T: int = 8, D: int = 6, r_star: int = 4, instances: int = 4
     Returns
     -------
     DataFrame with one row per (instance, r): ``kappa`` (condition number of Σ_X), ``exact``, ``paper``,
-    ``frobenius`` (the bounds), and ``ratio_paper``, ``ratio_frobenius`` (bound / exact).
+    ``frobenius`` (the bounds), ``eigenvalues`` (eq. 7 as written, :func:`eigenvalue_bound`), and
+    ``ratio_paper``, ``ratio_frobenius``, ``ratio_eigenvalues`` (bound / exact).
     """
     if not (1 < r_star <= min(T, D) and instances >= 2 and max_spread >= 0):
         raise ValueError(f"need 1 < r_star <= min(T, D), instances >= 2, max_spread >= 0; got r_star={r_star}, "
@@ -158,9 +215,10 @@ def deficiency_check(T: int = 8, D: int = 6, r_star: int = 4, instances: int = 4
         kappa = np.linalg.cond(cov_T) * np.linalg.cond(cov_D)
         for r in range(1, r_star):
             exact = rank_r_optimum(A_star, V_star, r, cov_T, cov_D)[0]
-            bounds = deficiency_bounds(A_star, V_star, r, lam_min)
+            bounds = {**deficiency_bounds(A_star, V_star, r, lam_min),
+                      "eigenvalues": eigenvalue_bound(A_star, V_star, r, lam_min)}
             rows.append({"instance": i, "r": r, "kappa": kappa, "exact": exact, **bounds,
-                         "ratio_paper": bounds["paper"] / exact, "ratio_frobenius": bounds["frobenius"] / exact})
+                         **{f"ratio_{name}": value / exact for name, value in bounds.items()}})
     return pd.DataFrame(rows)
 
 
@@ -234,71 +292,3 @@ def equivariant_floor(A_star, V_star) -> float:
     alpha, beta = np.trace(A_star) / T, (A_star.sum() - np.trace(A_star)) / (T * (T - 1))
     A_bar = alpha * np.eye(T) + beta * (np.ones((T, T)) - np.eye(T))
     return float(np.sum(V_star**2) * np.sum((A_star - A_bar) ** 2))
-
-
-def quarter_circle_moments(power: float) -> tuple[float, float]:
-    """E[x^p] and E[x^p log x^p] under the quarter-circle law (1/π)√(4 − x²) on [0, 2]: the limit law of the
-    singular values of an (m, m) matrix of i.i.d. N(0, 1) entries, divided by √m (Marchenko–Pastur, ratio 1)."""
-    if not power > 0:
-        raise ValueError(f"power must be positive, got {power}")
-    nodes, weights = np.polynomial.legendre.leggauss(400)
-    theta = (nodes + 1) * np.pi / 4  # x = 2 sin θ, θ in [0, π/2]: the density becomes (4/π) cos²θ dθ
-    w = weights * np.pi / 4 * (4 / np.pi) * np.cos(theta) ** 2
-    xp = (2 * np.sin(theta)) ** power
-    return float(np.sum(w * xp)), float(np.sum(w * xp * np.log(xp)))
-
-
-def bulk_inflation(signal, eps: float, m: int, power: int = 1) -> float:
-    """First-order increase of a spectral entropy rank (eq. 1 for power 1, eq. 2 for power 2) when a bulk of
-    m noise singular values ε·μ_j, with μ/√m quarter-circle distributed, joins the signal singular values.
-
-    R̂ − R ≈ R η (1 + log(R_bulk / (R η))), with η = ε^p M_p / (S_p + ε^p M_p) the bulk's share of the mass,
-    S_p = Σ s_i^p, M_p = m^{1+p/2} E[x^p], and R_bulk = exp of the entropy of the bulk alone.
-
-    Parameters
-    ----------
-    signal : (R,) positive signal singular values; eps : noise scale of one entry; m : bulk size.
-    """
-    s = np.asarray(signal, dtype=np.float64)
-    if s.ndim != 1 or s.size == 0 or not (s > 0).all() or not eps >= 0 or m < 1 or power not in (1, 2):
-        raise ValueError(f"need positive singular values, eps >= 0, m >= 1, power 1 or 2; got {s}, {eps}, {m}, "
-                         f"{power}")
-    sp = s**power
-    q = sp / sp.sum()
-    R = math.exp(-np.sum(q * np.log(q)))
-    moment, moment_log = quarter_circle_moments(power)
-    bulk_mass = eps**power * m ** (1 + power / 2) * moment
-    if bulk_mass == 0:
-        return 0.0
-    eta = bulk_mass / (sp.sum() + bulk_mass)
-    R_bulk = m * moment * math.exp(-moment_log / moment)
-    return R * eta * (1 + math.log(R_bulk / (R * eta)))
-
-
-def mp_check(T: int = 16, D: int = 12, r_star: int = 3, sigma: float = 0.05,
-             ns=(25, 50, 100, 200, 400, 800, 1600, 3000), seeds=range(5), profile: str = "sharp") -> pd.DataFrame:
-    """Effective rank (eq. 1) of least-squares estimates Â of A* (``estimators.surrogate_operator_v_known``)
-    over the sample count n, beside the first-order prediction and the paper's correction (T − R)/(2n).
-
-    The estimate's error has i.i.d. rows of covariance σ² (Σ Z Zᵀ)⁻¹ ≈ σ²/(n ‖V*‖²_F) I, so ε = σ/(√n ‖V*‖_F).
-
-    Returns
-    -------
-    DataFrame with one row per (n, seed): ``true`` (R of A*), ``simulated`` (R(Â) − R), ``first_order``
-    (:func:`bulk_inflation`), ``paper`` ((T − R)/(2n)).
-    """
-    if min(ns) < 1 or not list(seeds):
-        raise ValueError(f"need positive sample counts and at least one seed, got ns={ns}, seeds={seeds}")
-    spectrum = teacher_spectrum(r_star, profile).numpy()
-    true = float(spectral.effective_rank(np.diag(spectrum)))
-    rows = []
-    for n in ns:
-        for seed in seeds:
-            task = make_surrogate_task(T, D, r_star, n, sigma, seed, profile)
-            estimate = estimators.surrogate_operator_v_known(task).operator.double()
-            eps = sigma / math.sqrt(n * float(task.V.double().pow(2).sum()))
-            rows.append({"n": n, "seed": seed, "true": true,
-                         "simulated": float(spectral.effective_rank(estimate)) - true,
-                         "first_order": bulk_inflation(spectrum, eps, T - r_star), "paper": (T - true) / (2 * n)})
-    return pd.DataFrame(rows)
-
