@@ -28,8 +28,9 @@ def test_a_table_is_numbered_captioned_and_explains_its_dashes():
 
 
 def test_the_comparison_puts_the_verdict_first_and_shows_each_values_tolerance():
-    rows = [verdicts.row("excess at r = 1", 37.8, Claim("28.5", 28.5, "§4, Table 1"), "deficiency", True, se=0.5),
-            verdicts.row("max |excess|", 1e-3, Claim("≈ 0", None, "§6"), "achievability", True)]
+    rows = [verdicts.row("excess at r = 1", 37.8, Claim("28.5", 28.5, "§4, Table 1"), "deficiency", True, se=0.5,
+                         estimator="training"),
+            verdicts.row("max |excess|", 1e-3, Claim("≈ 0", None, "§6"), "achievability", True, estimator="training")]
     text = page.comparison_markdown(verdicts.table(rows), "Cap.", "tbl-c")
     header = next(line for line in text.splitlines() if line.startswith("| verdict"))
     assert header.split("|")[1].strip() == "verdict"

@@ -56,19 +56,21 @@ def test_a_bound_agrees_below_it_plus_the_margin_and_counts_must_be_equal():
 def test_a_claim_without_a_number_is_judged_on_the_claim_alone():
     claim = Claim("≈ 0", None, "§6")
     assert verdicts.value_check(0.5, claim, se=0.0) == (None, "—")
-    assert verdicts.row("q", 0.5, claim, "achievability", True)["verdict"] == verdicts.REPRODUCED
-    assert verdicts.row("q", 0.5, claim, "achievability", False)["verdict"] == verdicts.NOT_REPRODUCED
+    assert verdicts.row("q", 0.5, claim, "achievability", True, estimator="training")["verdict"] == verdicts.REPRODUCED
+    failing = verdicts.row("q", 0.5, claim, "achievability", False, estimator="training")
+    assert failing["verdict"] == verdicts.NOT_REPRODUCED
 
 
 def test_verdicts_combine_claim_value_and_significance():
     claim = Claim("r = −0.27", -0.27, "B.2")
-    holds = verdicts.row("q", -0.27, claim, "sign", True, se=0.01, p_value=0.01)
-    differs = verdicts.row("q", -0.9, claim, "sign", True, se=0.01, p_value=0.01)
-    weak = verdicts.row("q", -0.27, claim, "sign", True, se=0.01, p_value=0.2)
-    wrong = verdicts.row("q", 0.9, claim, "sign", False, se=0.01, p_value=0.01)
+    holds = verdicts.row("q", -0.27, claim, "sign", True, se=0.01, p_value=0.01, estimator="training")
+    differs = verdicts.row("q", -0.9, claim, "sign", True, se=0.01, p_value=0.01, estimator="training")
+    weak = verdicts.row("q", -0.27, claim, "sign", True, se=0.01, p_value=0.2, estimator="training")
+    wrong = verdicts.row("q", 0.9, claim, "sign", False, se=0.01, p_value=0.01, estimator="training")
     assert [r["verdict"] for r in (holds, differs, weak, wrong)] == [
         verdicts.REPRODUCED, verdicts.CLAIM_HOLDS, verdicts.NOT_SIGNIFICANT, verdicts.NOT_REPRODUCED]
-    other_kind = verdicts.row("q", 0.1, Claim("no relationship", None, "B.3"), "no relationship", True, p_value=0.5)
+    other_kind = verdicts.row("q", 0.1, Claim("no relationship", None, "B.3"), "no relationship", True, p_value=0.5,
+                              estimator="training")
     assert other_kind["verdict"] == verdicts.REPRODUCED  # a p-value decides significance for sign claims only
 
 
@@ -82,7 +84,19 @@ def test_the_seed_standard_error_comes_from_resampling_whole_seeds():
 
 def test_every_criterion_is_stated_and_every_verdict_is_counted():
     assert all(isinstance(text, str) and text for text in verdicts.CRITERIA.values())
-    table = verdicts.table([verdicts.row("a", 1.0, Claim("1", 1.0, ""), "range", True),
-                            verdicts.undefined("b", Claim("x", None, ""), "range", "too few")])
+    table = verdicts.table([verdicts.row("a", 1.0, Claim("1", 1.0, ""), "range", True, estimator="training"),
+                            verdicts.undefined("b", Claim("x", None, ""), "range", "too few", estimator="training")])
     assert verdicts.counts(table) == {v: int(v in (verdicts.REPRODUCED, verdicts.UNDEFINED))
                                       for v in verdicts.VERDICTS}
+
+
+def test_every_row_names_a_known_estimator_kind_and_the_pre_training_ones_are_marked():
+    claim = verdicts.Claim("≈ 0", None, "§6")
+    with pytest.raises(TypeError):
+        verdicts.row("q", 0.5, claim, "achievability", True)  # no estimator kind: refused
+    with pytest.raises(ValueError, match="unknown estimator kind"):
+        verdicts.row("q", 0.5, claim, "achievability", True, estimator="magic")
+    row = verdicts.row("q", 0.5, claim, "achievability", True, estimator="closed form + alternation of closed forms")
+    assert row["estimator"] == "closed form + alternation of closed forms" and verdicts.pre_training(row["estimator"])
+    assert not verdicts.pre_training("maximum likelihood (= training)")
+    assert not verdicts.pre_training("closed form + maximum likelihood (= training)")

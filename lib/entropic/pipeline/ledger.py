@@ -14,7 +14,7 @@ from .. import sections
 from . import book, runner, verdicts
 
 BEYOND = "Beyond the paper"  # the caption of the part of ``_toc.yml`` whose pages go past the paper
-COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "kind",
+COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "kind", "estimator",
            "criterion", "claim holds", "value agrees", "verdict", "profile"]
 
 
@@ -38,7 +38,8 @@ def section_rows(name: str, profile: str) -> list[dict]:
     for claim in module.CLAIMS.values():
         if (claim.says, claim.where) not in decided:
             rows.append({**base, "quantity": f"not checked: {why}", "paper says": claim.says, "where": claim.where,
-                         "paper value": claim.value, "ours": float("nan"), "kind": None, "criterion": None,
+                         "paper value": claim.value, "ours": float("nan"), "kind": None, "estimator": None,
+                         "criterion": None,
                          "claim holds": None, "value agrees": None, "verdict": verdicts.NOT_CHECKED})
     return rows
 
@@ -69,4 +70,16 @@ def summary_sentence(ledger: pd.DataFrame) -> str:
     where = (f" ({again} of them on the part {BEYOND.lower()}, which judges statements of the paper on "
              f"estimators of its own)" if again else "")
     return (f"Of **{int(total['claims'])}** verdicts on the paper's quantitative claims, one per claim and "
-            f"regime{where}: " + ", ".join(parts) + ".")
+            f"regime{where}: " + ", ".join(parts) + ". " + by_estimator_sentence(ledger))
+
+
+def by_estimator_sentence(ledger: pd.DataFrame) -> str:
+    """Which verdicts come from which kind of estimator, in one sentence (rows over several kinds counted once,
+    under their joined kinds)."""
+    decided = ledger[ledger["verdict"] != verdicts.NOT_CHECKED]
+    parts = []
+    for kind, group in decided.groupby("estimator", sort=False):
+        counts = verdicts.counts(group)
+        inner = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        parts.append(f"{len(group)} from {kind} ({inner})")
+    return "By the kind of estimator behind our number: " + "; ".join(parts) + "." if parts else ""

@@ -232,6 +232,7 @@ def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
         "quantity": claims["quantity"],
         "paper says": claims["paper says"] + " (" + claims["where"] + ")",
         "ours": claims["ours"],
+        "computed by": claims["estimator"],
         "claim holds": claims["claim holds"],
         "value agrees": claims["value agrees"],
     })
@@ -245,6 +246,13 @@ class Plain(str):
 
     def __repr__(self) -> str:
         return str(self)
+
+
+def estimator_kinds() -> pd.DataFrame:
+    """Every kind of estimator a row can name (``verdicts.ESTIMATOR_KINDS``), with whether it is a pre-training
+    estimator in the paper's sense, as a table."""
+    return pd.DataFrame([{"kind of estimator": kind, "what it computes": text, "pre-training (the paper's sense)": pre}
+                         for kind, (text, pre) in verdicts.ESTIMATOR_KINDS.items()])
 
 
 def criteria() -> pd.DataFrame:

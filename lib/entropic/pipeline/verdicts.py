@@ -77,9 +77,42 @@ CRITERIA = {
     "range": "ours lies in the range the quantity states in brackets [ ] (an ordering, a threshold or a count)",
     "exactness": f"no estimator is exact on the whole grid; one is exact when its integer rank equals r* and its "
                  f"R̃_eff is within {RECOVERY_TOLERANCE:.0%} of the teacher's R̃_eff in every task",
-    "goal": "the limitation stands unless the V-unknown estimator declared in advance meets the goal in every task of "
-            "the softmax grid: integer rank = r* and |R̃_eff − the teacher's R̃_eff| ≤ 0.15",
+    "goal": "the limitation stands unless the V-unknown pre-training estimator declared in advance meets the goal in "
+            "every task of the softmax grid and of every held-out setting: integer rank = r* and |R̃_eff − the "
+            "teacher's R̃_eff| ≤ 0.15, with no failed fit",
 }
+
+
+# What produced "ours" in a row: every row names its estimator's kind (a row over several estimators joins
+# their kinds with " + "). The paper's sense of "pre-training" (§6, §7) covers the kinds marked True.
+ESTIMATOR_KINDS = {
+    "training": ("students trained as the paper trains them: Adam on the training loss, rank-constrained", False),
+    "trained models, measured": ("spectral measures of language models trained on the corpora (App. B)", False),
+    "data statistic": ("a statistic of the data alone: no model, no fit of a student", True),
+    "closed form": ("a closed-form regression on the data (recovered scores or operators): no iterative fit, "
+                    "never the student's training loss", True),
+    "alternation of closed forms": ("least-squares V-steps alternated with closed-form K-steps: the paper's "
+                                    "V-unknown estimator", True),
+    "convex regression on recovered attention": ("a convex fit (cross-entropy) of the attention rows recovered "
+                                                 "from the data: never the student's training loss", True),
+    "maximum likelihood (= training)": ("the global minimizer of the unconstrained attention layer's training "
+                                        "loss, by L-BFGS: a full-rank student trained to convergence, with a "
+                                        "data-chosen rank threshold", False),
+}
+
+
+def estimator_kinds(kind: str) -> list[str]:
+    """The kinds named in ``kind`` ("a + b" for a row over several estimators); ValueError for an unknown one."""
+    parts = [part.strip() for part in str(kind).split(" + ")]
+    unknown = [p for p in parts if p not in ESTIMATOR_KINDS]
+    if unknown or not kind:
+        raise ValueError(f"unknown estimator kind(s) {unknown or [kind]}; expected some of {list(ESTIMATOR_KINDS)}")
+    return parts
+
+
+def pre_training(kind: str) -> bool:
+    """Whether every estimator of ``kind`` is of the paper's pre-training sense (no fit of a student)."""
+    return all(ESTIMATOR_KINDS[part][1] for part in estimator_kinds(kind))
 
 
 SIGNED = ("sign", "progress")  # kinds whose verdict is "not significant" when the correlation's p ≥ SIGNIFICANCE
@@ -183,22 +216,26 @@ def verdict(claim_holds: bool, agrees: bool | None, significant: bool | None = N
     return REPRODUCED if agrees in (True, None) else CLAIM_HOLDS
 
 
-def row(quantity: str, ours: float, claim: Claim, kind: str, holds: bool, *, se: float = 0.0, exact: bool = False,
-        upper_bound: bool = False, p_value: float | None = None) -> dict:
-    """One row of a comparison table; ``kind`` names its criterion in ``CRITERIA``, ``se`` is the seed
-    standard error of ``ours`` (``seed_se``) that sets the value tolerance; ``p_value`` is shown, and for a
-    ``sign`` or ``progress`` claim a p ≥ SIGNIFICANCE makes the verdict ``not significant``."""
+def row(quantity: str, ours: float, claim: Claim, kind: str, holds: bool, *, estimator: str, se: float = 0.0,
+        exact: bool = False, upper_bound: bool = False, p_value: float | None = None) -> dict:
+    """One row of a comparison table; ``kind`` names its criterion in ``CRITERIA``, ``estimator`` the kind of
+    what computed ``ours`` (``ESTIMATOR_KINDS``), ``se`` is the seed standard error of ``ours`` (``seed_se``)
+    that sets the value tolerance; ``p_value`` is shown, and for a ``sign`` or ``progress`` claim a
+    p ≥ SIGNIFICANCE makes the verdict ``not significant``."""
+    estimator_kinds(estimator)
     agrees, tolerance = value_check(float(ours), claim, se, exact, upper_bound)
     significant = bool(p_value < SIGNIFICANCE) if kind in SIGNED and p_value is not None else None
     return {"quantity": quantity, "paper says": claim.says, "where": claim.where, "paper value": claim.value,
-            "ours": float(ours), "kind": kind, "criterion": CRITERIA[kind], "claim holds": bool(holds),
+            "ours": float(ours), "kind": kind, "estimator": estimator, "criterion": CRITERIA[kind],
+            "claim holds": bool(holds),
             "value tolerance": tolerance, "value agrees": agrees, "se": float(se), "exact": exact,
             "upper bound": upper_bound, "p": p_value, "verdict": verdict(holds, agrees, significant)}
 
 
-def undefined(quantity: str, claim: Claim, kind: str, why: str) -> dict:
+def undefined(quantity: str, claim: Claim, kind: str, why: str, *, estimator: str) -> dict:
     """A row whose data are too few to decide (named in ``why``)."""
-    return {**row(f"{quantity} — undefined: {why}", math.nan, claim, kind, False), "value agrees": None,
+    return {**row(f"{quantity} — undefined: {why}", math.nan, claim, kind, False, estimator=estimator),
+            "value agrees": None,
             "value tolerance": "—", "verdict": UNDEFINED}
 
 

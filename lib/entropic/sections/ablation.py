@@ -125,12 +125,12 @@ def compare(results) -> pd.DataFrame:
         deficient, last = own[own["r"] < cfg.r_star], own[own["r"] == cfg.r_star - 1]
         rows.append(verdicts.row(f"{spectrum}: mean excess at r = r*−1", last["excess"].mean(),
                                  CLAIMS["deficiency"], "deficiency",
-                                 verdicts.clearly_above_floor(deficient["excess"], floor),
+                                 verdicts.clearly_above_floor(deficient["excess"], floor), estimator="training",
                                  se=verdicts.mean_se(last, "excess")))
         above = own[own["r"] >= cfg.r_star]
         rows.append(verdicts.row(f"{spectrum}: max |excess| at r ≥ r*", above["excess"].abs().max(),
                                  CLAIMS["achievability"], "achievability", verdicts.at_floor(above["excess"], floor),
-                                 se=verdicts.max_abs_se(above, "excess")))
+                                 estimator="training", se=verdicts.max_abs_se(above, "excess")))
         mine = rec[rec["spectrum"] == spectrum]
         claim = CLAIMS[spectrum] if cfg.paper_setting else Claim("tracks R̃_eff(K*)", None, "App. D")
         teacher = mine["teacher_energy_effective_rank"].mean()
@@ -138,7 +138,7 @@ def compare(results) -> pd.DataFrame:
                                  mine["energy_effective_rank"].mean(), claim, "recovery",
                                  verdicts.tracks_teacher(mine["energy_effective_rank"],
                                                          mine["teacher_energy_effective_rank"]),
-                                 se=verdicts.mean_se(mine, "energy_effective_rank")))
+                                 estimator="training", se=verdicts.mean_se(mine, "energy_effective_rank")))
     spectra = set(cfg.spectra)
     if cfg.r_star >= 3 and {"power_law", "sharp"} <= spectra:
         soft = knee_softness(sweep, cfg.r_star).pivot(index="seed", columns="spectrum", values="softness")
@@ -146,7 +146,7 @@ def compare(results) -> pd.DataFrame:
         holds = bool(all((soft["power_law"] < soft[s]).all() for s in others))
         rows.append(verdicts.row(f"knee softness, power-law (sharp {soft['sharp'].mean():.3g}"
                                  + (f", flat {soft['flat'].mean():.3g}" if "flat" in spectra else "") + ")",
-                                 soft["power_law"].mean(), CLAIMS["knee"], "knee", holds))
+                                 soft["power_law"].mean(), CLAIMS["knee"], "knee", holds, estimator="training"))
     return verdicts.table(rows)
 
 

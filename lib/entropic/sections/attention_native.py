@@ -132,30 +132,32 @@ def compare(results) -> pd.DataFrame:
             last = own[own["r"] == own["r_star"] - 1]
             claim = CLAIMS[f"deficiency_{teacher}"] if cfg.paper_setting else Claim("clearly positive", None, "§6")
             rows.append(verdicts.row(f"{teacher}: mean excess at r = r*−1", last["excess"].mean(), claim, "deficiency",
-                                     verdicts.clearly_above_floor(deficient["excess"], floor),
+                                     verdicts.clearly_above_floor(deficient["excess"], floor), estimator="training",
                                      se=verdicts.mean_se(last, "excess")))
         above = own[own["r"] >= own["r_star"]]
         rows.append(verdicts.row(f"{teacher}: max |excess| at r ≥ r*", above["excess"].abs().max(),
                                  CLAIMS["achievability"], "achievability", verdicts.at_floor(above["excess"], floor),
-                                 se=verdicts.max_abs_se(above, "excess")))
+                                 estimator="training", se=verdicts.max_abs_se(above, "excess")))
         band = verdicts.FLOOR_BAND * floor
         mean_above = above["excess"].mean()
         rows.append(verdicts.row(f"{teacher}: mean excess at r ≥ r* [in (−{band:.2g}, 0)]", mean_above,
-                                 CLAIMS["negative"], "range", -band < mean_above < 0))
+                                 CLAIMS["negative"], "range", -band < mean_above < 0, estimator="training"))
         mine = cells.loc[teacher].dropna(subset=["R̃_eff(K)"])  # cells whose recovery students exist
         if mine.empty:
             continue
         hits = int(mine["R̃_eff(K) tracks K*"].astype(bool).sum())
         rows.append(verdicts.row(f"{teacher}: fraction of r* recovered, R̃_eff(K) ({hits}/{len(mine)})",
-                                 hits / len(mine), CLAIMS["recovery"], "recovery", hits == len(mine), exact=True))
+                                 hits / len(mine), CLAIMS["recovery"], "recovery", hits == len(mine), exact=True,
+                                 estimator="training"))
         rounded = int(mine["round(R_eff(K)) = r*"].astype(bool).sum())
         rows.append(verdicts.row(f"{teacher}: fraction of r* with round(R_eff(K)) = r* ({rounded}/{len(mine)})",
                                  rounded / len(mine), CLAIMS["recovery"], "recovery (paper's reading)",
-                                 rounded == len(mine), exact=True))
+                                 rounded == len(mine), exact=True, estimator="training"))
         rec = results["recovery"][results["recovery"]["teacher"] == teacher]
         worst = _max_cv(rec)
         rows.append(verdicts.row(f"{teacher}: max CV_seed of R_eff(K)", worst, CLAIMS["cv_seed"], "seed stability",
-                                 verdicts.seed_stable(worst), upper_bound=True, se=verdicts.seed_se(rec, _max_cv)))
+                                 verdicts.seed_stable(worst), upper_bound=True, se=verdicts.seed_se(rec, _max_cv),
+                                 estimator="training"))
     return verdicts.table(rows)
 
 

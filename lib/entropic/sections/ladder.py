@@ -120,11 +120,11 @@ def compare(results) -> pd.DataFrame:
         claim = CLAIMS[rung] if cfg.paper_setting else Claim("≈ 0" if rung == "B0" else "fails", None, "§5")
         if rung == "B0":
             rows.append(verdicts.row(f"{rung}: max |excess| at r = r*", group["excess"].abs().max(), claim,
-                                     "achievability", verdicts.at_floor(group["excess"], floor),
+                                     "achievability", verdicts.at_floor(group["excess"], floor), estimator="training",
                                      se=verdicts.max_abs_se(group, "excess")))
         else:
             rows.append(verdicts.row(f"{rung}: mean excess at r = r*", group["excess"].mean(), claim, "deficiency",
-                                     verdicts.clearly_above_floor(group["excess"], floor),
+                                     verdicts.clearly_above_floor(group["excess"], floor), estimator="training",
                                      se=verdicts.mean_se(group, "excess")))
     runs = at_r_star(results)
     if {"B1", "B2"} <= set(runs["rung"]):
@@ -137,7 +137,8 @@ def compare(results) -> pd.DataFrame:
         value = ratio(pair)
         rows.append(verdicts.row("B2 / B1 excess at r = r*", value, CLAIMS["softmax"] if cfg.paper_setting else
                                  Claim("≈ 1: softmax changes little", None, "§5"), "near one",
-                                 abs(value - 1) <= verdicts.RECOVERY_TOLERANCE, se=verdicts.seed_se(pair, ratio)))
+                                 abs(value - 1) <= verdicts.RECOVERY_TOLERANCE, estimator="training",
+                                 se=verdicts.seed_se(pair, ratio)))
     return verdicts.table(rows)
 
 

@@ -40,6 +40,12 @@ ESTIMATORS = {  # column of predict_rank → label on the page
     "realized_mixer_energy_rank": "realized mixer R̃_eff",
     "teacher_energy_rank": "teacher R̃_eff(K*)",
 }
+KINDS = {  # column of predict_rank → the kind of its estimator (verdicts.ESTIMATOR_KINDS)
+    "v_known_numerical_rank": "closed form", "v_known_energy_rank": "closed form",
+    "v_unknown_energy_rank": "alternation of closed forms",
+    "v_unknown_shrunk_energy_rank": "alternation of closed forms",
+    "realized_mixer_energy_rank": "closed form",
+}
 
 
 @dataclass(frozen=True)
@@ -98,17 +104,18 @@ def compare(results) -> pd.DataFrame:
         by = lin.groupby("r_star")
         exact = [bool((g["v_known_numerical_rank"] == r).all()) for r, g in by]
         rows.append(verdicts.row("linear_qk: V-known numerical rank = r* (fraction of r*)", sum(exact) / len(exact),
-                                 claim("linear_numerical", "= r*"), "predictability", all(exact), exact=True))
+                                 claim("linear_numerical", "= r*"), "predictability", all(exact), exact=True,
+                                 estimator="closed form"))
         for key, column in (("linear_v_known_energy", "v_known_energy_rank"),
                             ("linear_v_unknown_energy", "v_unknown_energy_rank")):
             hits = [verdicts.tracks_teacher(g[column], g["teacher_energy_rank"]) for _, g in by]
             rows.append(verdicts.row(f"linear_qk: {ESTIMATORS[column]} tracks the teacher (fraction of r*)",
                                      sum(hits) / len(hits), claim(key, "tracks r*"), "energy prediction", all(hits),
-                                     exact=True))
+                                     exact=True, estimator=KINDS[column]))
         mixer = lin["realized_mixer_energy_rank"]
         rows.append(verdicts.row("linear_qk: realized mixer R̃_eff (mean over r*)", mixer.mean(),
                                  claim("linear_mixer", "saturates"), "saturation",
-                                 verdicts.saturates(mixer, lin["r_star"]),
+                                 verdicts.saturates(mixer, lin["r_star"]), estimator="closed form",
                                  se=verdicts.mean_se(lin, "realized_mixer_energy_rank")))
     if "softmax_qk" in cfg.teachers:
         soft = est[est["teacher"] == "softmax_qk"]
@@ -116,21 +123,21 @@ def compare(results) -> pd.DataFrame:
         numerical = soft["v_known_numerical_rank"]
         rows.append(verdicts.row(f"softmax_qk: V-known numerical rank (range {numerical.min()}–{numerical.max()})",
                                  numerical.mean(), CLAIMS["softmax_numerical"], "saturation",
-                                 verdicts.saturates(numerical, soft["r_star"])))
+                                 verdicts.saturates(numerical, soft["r_star"]), estimator="closed form"))
         smallest = soft[soft["r_star"] == min(cfg.r_stars)]
         rows.append(verdicts.row(f"softmax_qk: V-known R̃_eff at r* = {min(cfg.r_stars)}",
                                  smallest["v_known_energy_rank"].mean(),
                                  CLAIMS["softmax_small"] if paper and min(cfg.r_stars) == 1 else
                                  Claim("over-estimates at small r*", None, "§6"), "over-estimate",
                                  verdicts.over_estimates(smallest["v_known_energy_rank"],
-                                                         smallest["teacher_energy_rank"]),
+                                                         smallest["teacher_energy_rank"]), estimator="closed form",
                                  se=verdicts.mean_se(smallest, "v_known_energy_rank")))
         mixer = by["realized_mixer_energy_rank"].mean()
         rising = verdicts.increasing(mixer.values)
         for key, r_star in (("softmax_mixer_low", mixer.index[0]), ("softmax_mixer_high", mixer.index[-1])):
             cell = soft[soft["r_star"] == r_star]
             rows.append(verdicts.row(f"softmax_qk: realized mixer R̃_eff at r* = {r_star}", mixer.loc[r_star],
-                                     claim(key, "monotone in r*"), "monotone", rising,
+                                     claim(key, "monotone in r*"), "monotone", rising, estimator="closed form",
                                      se=verdicts.mean_se(cell, "realized_mixer_energy_rank")))
     return verdicts.table(rows)
 

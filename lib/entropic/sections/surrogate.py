@@ -152,22 +152,22 @@ def compare(results):
         key = f"excess_r{r}"
         claim = CLAIMS[key] if cfg.paper_setting and key in CLAIMS else DEFICIENCY
         rows.append(verdicts.row(f"excess at r = {r}", own["excess"].mean(), claim, "deficiency",
-                                 verdicts.clearly_above_floor(own["excess"], floor),
+                                 verdicts.clearly_above_floor(own["excess"], floor), estimator="training",
                                  se=verdicts.mean_se(own, "excess")))
     above = sweep[sweep["r"] >= cfg.r_star]
     rows.append(verdicts.row("max |excess| at r ≥ r*", above["excess"].abs().max(), CLAIMS["excess_at_r_star"],
-                             "achievability", verdicts.at_floor(above["excess"], floor),
+                             "achievability", verdicts.at_floor(above["excess"], floor), estimator="training",
                              se=verdicts.max_abs_se(above, "excess")))
     rec = results["recovery"]
     mp_claim = CLAIMS["mp_corrected"] if cfg.paper_setting else Claim("→ r* (Theorem 4)", None, "§4, Theorem 4")
     rows.append(verdicts.row("MP-corrected R_eff of the learned A (r = T)", rec["mp_corrected"].mean(), mp_claim,
                              "recovery", verdicts.tracks_teacher(rec["energy_effective_rank"],
                                                                  rec["teacher_energy_effective_rank"]),
-                             se=verdicts.mean_se(rec, "mp_corrected")))
+                             estimator="training", se=verdicts.mean_se(rec, "mp_corrected")))
     ranks = results["data_only"]["numerical_rank"]
     claim = CLAIMS["data_only_rank"] if cfg.paper_setting else Claim("= r*", None, "§4 and §6")
     rows.append(verdicts.row("data-only numerical rank (seed mean)", ranks.mean(), claim, "predictability",
-                             bool((ranks == cfg.r_star).all()), exact=True))
+                             bool((ranks == cfg.r_star).all()), estimator="closed form", exact=True))
     return verdicts.table(rows)
 
 

@@ -11,13 +11,13 @@ from ...pipeline import figures
 from . import ESTIMATORS, GOAL_TOLERANCE
 from .analysis import label as _label
 from .analysis import minimal_n, phase_fractions, setting_rows
+from .causes import causes
 
 # --- the figures -----------------------------------------------------------------------------------
 
 def _short(name: str) -> str:
-    """An estimator's label without the parenthesis that says whose reading it is, keeping "(new)"."""
-    text = _label(name)
-    return text.split(" (")[0] + (" (new)" if text.endswith("(new)") else "")
+    """An estimator's label without the parenthesis that says whose reading it is."""
+    return _label(name).split(" (")[0]
 
 
 def _signed_axis(ax, values, linthresh: float, floor: float) -> None:
@@ -70,7 +70,7 @@ def figure_phase(results, y: str = "sigma"):
         ax.set_xticks(range(grid.shape[1]), [f"{n:g}" for n in grid.columns], rotation=90)
         ax.set_yticks(range(grid.shape[0]), [f"{v:g}" for v in grid.index])
         ax.grid(False)
-        ax.set_title(_short(name).removesuffix(" (new)"), fontsize=12)
+        ax.set_title(_short(name), fontsize=12)
         ax.set_xlabel("samples n")
         columns, index = list(grid.columns), [float(v) for v in grid.index]
         if cfg.n in columns and any(math.isclose(v, mark) for v in index):
@@ -103,4 +103,36 @@ def figure_minimal_n(results):
     ax.set_xticks(list(table.index))
     fig.tight_layout()
     figures.legend_below(fig, ax, ncol=1)
+    return fig
+
+
+def figure_causes(results):
+    """Where exactness ends, and why, over (n, σ) at the phase r* and the grid's d: per estimator of ``PHASE`` (rows),
+    the fraction of seeds whose fit separates r* (a gap at r*), and the fractions the split-half rule and the
+    all-n (Gavish–Donoho) rule read exactly (columns)."""
+    cfg, table = results.cfg, causes(results)
+    table = table[(table["d"] == cfg.d) & (table["r_star"] == cfg.phase_r_star)]
+    columns = ["separated", "split-half exact", "all-n exact"]
+    titles = ["the fit separates r*", "split-half rule reads r*", "all-n rule reads r*"]
+    names = list(dict.fromkeys(table["estimator"]))
+    fig, axes = plt.subplots(len(names), 3, figsize=(figures.WIDTH, 2.2 + 2.3 * len(names)), sharex=True, sharey=True,
+                             squeeze=False, layout="constrained")
+    image = None
+    for i, name in enumerate(names):
+        own = table[table["estimator"] == name]
+        for j, column in enumerate(columns):
+            grid = own.pivot_table(index="sigma", columns="n", values=column)
+            ax = axes[i][j]
+            image = ax.imshow(grid.to_numpy(dtype=float), origin="lower", cmap="viridis", vmin=0, vmax=1,
+                              aspect="auto")
+            ax.set_xticks(range(grid.shape[1]), [f"{n:g}" for n in grid.columns], rotation=90, fontsize=9)
+            ax.set_yticks(range(grid.shape[0]), [f"{v:g}" for v in grid.index], fontsize=9)
+            ax.grid(False)
+            if i == 0:
+                ax.set_title(titles[j], fontsize=10)
+            if i == len(names) - 1:
+                ax.set_xlabel("samples n")
+        axes[i][0].set_ylabel(f"{_short(name)}\nnoise σ", fontsize=10)
+    if image is not None:
+        fig.colorbar(image, ax=axes.ravel().tolist(), label="fraction of seeds", fraction=0.04, pad=0.02)
     return fig

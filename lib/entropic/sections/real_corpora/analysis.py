@@ -35,6 +35,11 @@ def cells(results, reading: Reading = MAIN, seeds: pd.DataFrame | None = None) -
 
 # ----------------------------------------------------------------------------- the claims under a reading
 
+MEASURED, DATA = "trained models, measured", "data statistic"
+KINDS = {"pearson": f"{MEASURED} + {DATA}", "spearman": f"{MEASURED} + {DATA}", "cv_seed": MEASURED,
+         "loss_rank": MEASURED, "progress": f"{MEASURED} + {DATA}", "layers": MEASURED, "layer_values": MEASURED,
+         "ffn": f"{MEASURED} + {DATA}", "measure_cv": MEASURED, "predictor_cv": DATA, "ridge": DATA, "repeat": DATA}
+
 
 def _width(results, reading: Reading) -> int:
     return reading.width or int(point(results, reading)[1]["d_model"].max())
@@ -142,8 +147,10 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
         found = _correlation(results, reading, _predictor(results, reading), reading.kernel, statistic, spread, seeds)
         found_pred[key] = found
         what = f"{key.title()}(predicted, measured) across corpora, d_model = {width} [< 0{needs(found)}]"
-        rows.append({"key": key, **(verdicts.undefined(what, CLAIMS[key], "sign", few) if found is None else
-                     verdicts.row(what, found[0], CLAIMS[key], "sign", found[0] < 0, se=found[2], p_value=found[1]))})
+        rows.append({"key": key, **(verdicts.undefined(what, CLAIMS[key], "sign", few, estimator=KINDS[key])
+                                    if found is None else
+                                    verdicts.row(what, found[0], CLAIMS[key], "sign", found[0] < 0, se=found[2],
+                                                 p_value=found[1], estimator=KINDS[key]))})
     table = cells(results, reading, seeds)
     worst = float(table["CV_seed"].max())
 
@@ -152,31 +159,37 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
 
     rows.append({"key": "cv_seed", **verdicts.row(
         f"max CV_seed of the measured rank over the {len(table)} corpus × width cells", worst, CLAIMS["cv_seed"],
-        "seed stability", verdicts.seed_stable(worst), upper_bound=True, se=se(seeds, worst_cv))})
+        "seed stability", verdicts.seed_stable(worst), upper_bound=True, se=se(seeds, worst_cv),
+        estimator=KINDS["cv_seed"])})
     found = _correlation(results, reading, lambda names: table.xs(width, level="d_model").loc[names, reading.split],
                          reading.kernel, spread=spread, seeds=seeds)
     what = f"Pearson(final validation loss, measured) across corpora, d_model = {width} [< 0{needs(found)}]"
-    rows.append({"key": "loss_rank", **(verdicts.undefined(what, CLAIMS["loss_rank"], "sign", few) if found is None
+    rows.append({"key": "loss_rank", **(verdicts.undefined(what, CLAIMS["loss_rank"], "sign", few,
+                                                           estimator=KINDS["loss_rank"]) if found is None
                                         else verdicts.row(what, found[0], CLAIMS["loss_rank"], "sign", found[0] < 0,
-                                                          se=found[2], p_value=found[1]))})
+                                                          se=found[2], p_value=found[1],
+                                                          estimator=KINDS["loss_rank"]))})
     rows.append({"key": "progress", **_progress(results, reading, found, found_pred["pearson"], few)})
     top = table.xs(width, level="d_model")
     last = max(c for c in top.columns if c.startswith("layer ")).removeprefix("layer ")
     gap = (top[f"layer {last}"] - top["layer 0"]).min()
     rows.append({"key": "layers", **verdicts.row(f"min over corpora: layer {last} − layer 0 of the measured rank, "
                                                  f"d_model = {width} [> 0]", gap, CLAIMS["layers"], "range",
-                                                 bool(gap > 0))})
+                                                 bool(gap > 0), estimator=KINDS["layers"])})
     inside = bool(top["layer 0"].between(13, 19).all() and top[f"layer {last}"].between(30, 44).all())
     rows.append({"key": "layer_values", **verdicts.row(
         f"layer 0 within 13–19 and layer {last} within 30–44 in every corpus, d_model = {width} (layer 0 "
         f"{top['layer 0'].min():.3g}–{top['layer 0'].max():.3g}, layer {last} {top[f'layer {last}'].min():.3g}–"
-        f"{top[f'layer {last}'].max():.3g})", float(inside), CLAIMS["layer_values"], "range", inside)})
+        f"{top[f'layer {last}'].max():.3g})", float(inside), CLAIMS["layer_values"], "range", inside,
+        estimator=KINDS["layer_values"])})
     found = _correlation(results, reading, _h1(results, reading), "ffn_in_stable_rank", spread=spread, seeds=seeds)
     what = (f"Pearson({ENTROPIES[reading.entropy]}, FFN stable rank of W_1) across corpora, d_model = {width} "
             f"[p ≥ {verdicts.SIGNIFICANCE}{needs(found)} for a relationship]")
-    rows.append({"key": "ffn", **(verdicts.undefined(what, CLAIMS["ffn"], "no relationship", few) if found is None
-                                  else verdicts.row(what, found[0], CLAIMS["ffn"], "no relationship",
-                                                    found[1] >= verdicts.SIGNIFICANCE, se=found[2], p_value=found[1]))})
+    rows.append({"key": "ffn", **(verdicts.undefined(what, CLAIMS["ffn"], "no relationship", few,
+                                                     estimator=KINDS["ffn"]) if found is None else
+                                  verdicts.row(what, found[0], CLAIMS["ffn"], "no relationship",
+                                               found[1] >= verdicts.SIGNIFICANCE, se=found[2], p_value=found[1],
+                                               estimator=KINDS["ffn"]))})
     corpora_found = f"{len(pred)} corpora (needs {MIN_CORPORA})"
     if len(pred) >= MIN_CORPORA:
         variation = measure_variation(results, reading, seeds)
@@ -185,24 +198,28 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
         rows.append({"key": "measure_cv", **verdicts.row(
             f"largest across-corpus CV of the five measures, any width [< the predictor's {predictor_cv:.3g}]",
             widest, CLAIMS["measure_cv"], "range", widest < predictor_cv, upper_bound=True,
-            se=se(seeds, lambda f: _largest_cv(f, reading)))})
+            se=se(seeds, lambda f: _largest_cv(f, reading)), estimator=KINDS["measure_cv"])})
         by_corpus = pred.assign(seed=pred["corpus"])  # the predictor has no seeds: its spread is over corpora
         rows.append({"key": "predictor_cv", **verdicts.row(
             f"across-corpus CV of the predictor, {PREDICTORS[reading.predictor]} [> every measure's, max "
             f"{widest:.3g}]", predictor_cv, CLAIMS["predictor_cv"], "range", predictor_cv > widest,
-            se=se(by_corpus, lambda f: stats.coefficient_of_variation(f[reading.predictor])))})
+            se=se(by_corpus, lambda f: stats.coefficient_of_variation(f[reading.predictor])),
+            estimator=KINDS["predictor_cv"])})
     else:
-        rows += [{"key": key, **verdicts.undefined(f"across-corpus CV ({key})", CLAIMS[key], "range", corpora_found)}
-                 for key in ("measure_cv", "predictor_cv")]
+        rows += [{"key": key, **verdicts.undefined(f"across-corpus CV ({key})", CLAIMS[key], "range", corpora_found,
+                                                   estimator=KINDS[key])} for key in ("measure_cv", "predictor_cv")]
     share, holds = _full_rank(pred, reading)
     rows.append({"key": "ridge", **verdicts.row(f"ridge operator: min over corpora of its rank / T "
-                                                f"({reading.full_rank})", share, CLAIMS["ridge"], "range", holds)})
+                                                f"({reading.full_rank})", share, CLAIMS["ridge"], "range", holds,
+                                                estimator=KINDS["ridge"])})
     what = f"corpora the repeat operator separates (robust z > {reading.separates:g}) of {len(pred)} [= 1]"
     if len(pred) >= MIN_CORPORA:
         count = len(separated(results, reading.separates))
-        rows.append({"key": "repeat", **verdicts.row(what, count, CLAIMS["repeat"], "range", count == 1, exact=True)})
+        rows.append({"key": "repeat", **verdicts.row(what, count, CLAIMS["repeat"], "range", count == 1, exact=True,
+                                                     estimator=KINDS["repeat"])})
     else:
-        rows.append({"key": "repeat", **verdicts.undefined(what, CLAIMS["repeat"], "range", corpora_found)})
+        rows.append({"key": "repeat", **verdicts.undefined(what, CLAIMS["repeat"], "range", corpora_found,
+                                                           estimator=KINDS["repeat"])})
     return rows
 
 
@@ -215,17 +232,19 @@ def _progress(results, reading: Reading, loss, predicted, few: str) -> dict:
         steps = trajectory(results, reading)
         if not len(steps):
             return verdicts.undefined("cells whose rank rises as their loss falls along training (within each run, "
-                                      "our reading)", CLAIMS["progress"], "trajectory", "fewer than 3 checkpoints")
+                                      "our reading)", CLAIMS["progress"], "trajectory", "fewer than 3 checkpoints",
+                                      estimator=KINDS["progress"])
         falling = int((steps["Spearman(rank, loss)"] < 0).sum())
         return verdicts.row(f"cells whose rank rises as their loss falls along training, within each run (our "
                             f"reading) ({falling}/{len(steps)})", falling / len(steps), CLAIMS["progress"],
-                            "trajectory", falling == len(steps))
+                            "trajectory", falling == len(steps), estimator=KINDS["progress"])
     what = "across corpora: Pearson(final loss, measured) [< 0] while Pearson(predicted, measured) is not [> 0]"
     if loss is None or predicted is None:
-        return verdicts.undefined(what, CLAIMS["progress"], "progress", few)
+        return verdicts.undefined(what, CLAIMS["progress"], "progress", few, estimator=KINDS["progress"])
     complexity = predicted[0] > 0 and predicted[1] < verdicts.SIGNIFICANCE
     return verdicts.row(f"{what} (predicted: r = {predicted[0]:.2f}, p = {predicted[1]:.2f})", loss[0],
-                        CLAIMS["progress"], "progress", bool(loss[0] < 0 and not complexity), p_value=loss[1])
+                        CLAIMS["progress"], "progress", bool(loss[0] < 0 and not complexity), p_value=loss[1],
+                        estimator=KINDS["progress"])
 
 
 def _largest_cv(seeds: pd.DataFrame, reading: Reading) -> float:
@@ -238,7 +257,7 @@ def compare(results) -> pd.DataFrame:
     """App. B beside the paper under the main reading, with a column saying which claims flip under other
     readings and on which choice."""
     if "heads" not in results.tables or "predictor" not in results.tables:
-        return verdicts.table([verdicts.undefined(k, c, "range", "no model or no corpus is stored")
+        return verdicts.table([verdicts.undefined(k, c, "range", "no model or no corpus is stored", estimator=KINDS[k])
                                for k, c in CLAIMS.items()])
     rows = claims(results, dataclasses.replace(MAIN, budget=main_budget(results)))
     spec = specification(results)
