@@ -1,5 +1,6 @@
 """The claims ledger is built from the sections' claims and comparison tables, never typed."""
 
+import pandas as pd
 import pytest
 
 from entropic import sections
@@ -45,3 +46,48 @@ def test_the_summary_counts_match_the_rows(claims):
     assert f"Of **{len(claims)}** verdicts on the paper's quantitative claims" in sentence
     beyond = claims["section"].map(book.toc_parts()).eq(ledger.BEYOND).sum()
     assert (f"({beyond} of them on the part beyond the paper" in sentence) == bool(beyond)
+
+
+def test_every_decided_row_names_the_kind_of_its_estimator_and_the_sentence_counts_them(claims):
+    decided = claims[claims["verdict"] != verdicts.NOT_CHECKED]
+    assert decided["estimator"].notna().all() and (decided["estimator"] != "").all()
+    for kind in decided["estimator"]:
+        verdicts.estimator_kinds(kind)  # every kind is a known one
+    sentence = ledger.by_estimator_sentence(claims)
+    for kind, group in decided.groupby("estimator"):
+        assert f"{len(group)} from {kind} (" in sentence
+
+
+def _doctored(rows):
+    base = {"title": "T", "where": "§x", "paper value": None, "ours": 1.0, "kind": "range", "criterion": "c",
+            "claim holds": False, "value agrees": None, "note": "", "undecided": "", "profile": "paper"}
+    return pd.DataFrame([{**base, **row} for row in rows], columns=ledger.COLUMNS)
+
+
+def test_the_findings_list_is_regenerated_from_the_ledger_with_one_reason_class_each():
+    frame = _doctored([
+        {"section": "surrogate", "table": "tbl-a", "quantity": "q1", "paper says": "fails here",
+         "estimator": "training", "verdict": verdicts.NOT_REPRODUCED},
+        {"section": "real_corpora", "table": "tbl-b", "quantity": "q2", "paper says": "a sign",
+         "estimator": "data statistic", "verdict": verdicts.NOT_SIGNIFICANT},
+        {"section": "real_corpora", "table": "tbl-b", "quantity": "q3", "paper says": "a layer range",
+         "estimator": "trained models, measured", "verdict": verdicts.NOT_REPRODUCED, "undecided": "budget"},
+        {"section": "frontier", "table": "tbl-c", "quantity": "q4", "paper says": "no estimator is exact",
+         "estimator": "closed form + convex regression on recovered attention", "verdict": verdicts.NOT_REPRODUCED},
+        {"section": "frontier", "table": "tbl-c", "quantity": "q5", "paper says": "saturates",
+         "estimator": "alternation of closed forms", "verdict": verdicts.NOT_REPRODUCED},
+        {"section": "ladder", "table": "tbl-d", "quantity": "q6", "paper says": "holds",
+         "estimator": "training", "verdict": verdicts.REPRODUCED},
+    ])
+    parts = {"surrogate": "Evidence", "real_corpora": "Evidence", "frontier": ledger.BEYOND, "ladder": "Evidence"}
+    found = ledger.findings(frame, parts)
+    assert list(found["quantity"]) == ["q1", "q2", "q3", "q4", "q5"]  # reproduced claims are not findings
+    assert list(found["reason"]) == [
+        ledger.FAILS, ledger.POWER, ledger.BUDGET,
+        f"{ledger.BEYOND_LIMIT} (of kind: convex regression on recovered attention)",
+        ledger.FAILS]  # the paper's own estimator failing is a failure, even beyond the paper
+    text = ledger.findings_markdown(found)
+    assert text.count("{numref}`tbl-b`") == 2 and "**Fails on our data** (2)" in text
+    flipped = frame.assign(verdict=verdicts.REPRODUCED)
+    assert ledger.findings(flipped, parts).empty
+    assert "Every claim the book decides is reproduced" in ledger.findings_markdown(ledger.findings(flipped, parts))

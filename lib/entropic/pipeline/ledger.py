@@ -15,7 +15,13 @@ from . import book, runner, verdicts
 
 BEYOND = "Beyond the paper"  # the caption of the part of ``_toc.yml`` whose pages go past the paper
 COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "kind", "estimator",
-           "criterion", "claim holds", "value agrees", "verdict", "profile"]
+           "criterion", "claim holds", "value agrees", "verdict", "note", "undecided", "profile"]
+# Why a claim is not reproduced or not decided, one class per finding (``findings``):
+FAILS = "fails on our data"
+POWER = "undecided: power (too few points to decide the sign)"
+BUDGET = "undecided: budget (the verdict changes with the training budget)"
+BEYOND_LIMIT = "beyond the paper: a limit the paper stated is exceeded by an estimator of ours"
+OURS = ("convex regression on recovered attention", "maximum likelihood (= training)")  # estimator kinds of ours
 
 
 def section_rows(name: str, profile: str) -> list[dict]:
@@ -83,3 +89,42 @@ def by_estimator_sentence(ledger: pd.DataFrame) -> str:
         inner = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
         parts.append(f"{len(group)} from {kind} ({inner})")
     return "By the kind of estimator behind our number: " + "; ".join(parts) + "." if parts else ""
+
+
+
+def reason(row, part_of: dict[str, str]) -> str:
+    """The reason class of a finding (``FAILS``, ``POWER``, ``BUDGET`` or ``BEYOND_LIMIT`` with the kind)."""
+    if row["verdict"] in (verdicts.NOT_SIGNIFICANT, verdicts.UNDEFINED):
+        return POWER
+    if isinstance(row.get("undecided"), str) and row["undecided"] == "budget":
+        return BUDGET
+    kinds = verdicts.estimator_kinds(row["estimator"]) if isinstance(row.get("estimator"), str) else []
+    ours = [k for k in kinds if k in OURS]
+    if part_of.get(row["section"]) == BEYOND and ours:
+        return f"{BEYOND_LIMIT} (of kind: {', '.join(ours)})"
+    return FAILS
+
+
+def findings(ledger: pd.DataFrame, part_of: dict[str, str] | None = None) -> pd.DataFrame:
+    """The claims that do not reproduce and those the data cannot decide, each with its reason class, in the
+    ledger's order: section, the deciding table, the paper's words, our quantity, the verdict, the reason."""
+    part_of = book.toc_parts() if part_of is None else part_of
+    chosen = ledger[ledger["verdict"].isin([verdicts.NOT_REPRODUCED, verdicts.NOT_SIGNIFICANT, verdicts.UNDEFINED])]
+    rows = [{"section": row["section"], "title": row["title"], "table": row["table"], "paper says": row["paper says"],
+             "where": row["where"], "quantity": row["quantity"], "verdict": row["verdict"],
+             "reason": reason(row, part_of)} for _, row in chosen.iterrows()]
+    return pd.DataFrame(rows, columns=["section", "title", "table", "paper says", "where", "quantity", "verdict",
+                                       "reason"])
+
+
+def findings_markdown(found: pd.DataFrame) -> str:
+    """The findings as a MyST list, grouped by reason class, each line linked to its table."""
+    if found.empty:
+        return "Every claim the book decides is reproduced or holds with a different value."
+    lines = []
+    for why, group in found.groupby("reason", sort=False):
+        lines.append(f"**{why[:1].upper() + why[1:]}** ({len(group)}):\n")
+        for _, row in group.iterrows():
+            lines.append(f"- {row['paper says']} ({row['where']}) — {row['verdict']}; {{numref}}`{row['table']}`")
+        lines.append("")
+    return "\n".join(lines)

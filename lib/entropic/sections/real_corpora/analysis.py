@@ -16,7 +16,7 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...pipeline import verdicts
-from . import CLAIMS
+from . import CLAIMS, long_run
 from .grid import budgets, cv, grid, main_budget, point
 from .grid import cells as _cells
 from .grid import per_seed as _per_seed
@@ -266,6 +266,17 @@ def compare(results) -> pd.DataFrame:
     table["by budget"] = [budget_notes.get(row["key"], "") for row in rows]
     table["note"] = [f"The verdict depends on the budget: {text.removeprefix('differs: ')} (final checkpoints)."
                      if text.startswith("differs") else "" for text in table["by budget"]]
+    table["undecided"] = ["budget" if text.startswith("differs") else "" for text in table["by budget"]]
+    long = long_run.verdicts(results)
+    if len(long):  # the layer ranges, read again on the long run by its declared rule
+        where = [row["key"] for row in rows].index("layer_values")
+        said = "; ".join(f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
+                         f"({r['change over the last doubling']:+.1%} over the last doubling): {r['outcome']}"
+                         for _, r in long.iterrows())
+        table.iloc[where, table.columns.get_loc("note")] = (table["note"].iloc[where] + " " if table["note"].iloc[where]
+                                                            else "") + f"The long run: {said}."
+        if (long["outcome"] == long_run.UNDECIDED).any():
+            table.iloc[where, table.columns.get_loc("undecided")] = "budget"
     table["under other readings"] = [spec["flips on"].get(row["key"], "") for row in rows]
     return table
 
