@@ -1,0 +1,176 @@
+"""Re-keying stale entries after a change of code that computes the same numbers: verify, then adopt.
+
+A version key follows the syntax of the code a job runs (``versions``), so a behaviour-preserving edit
+(a renamed variable, a helper folded into one, a module split) stales every job that runs it. ``rekey``
+verifies instead of assuming: for the entries of a section that are stale only because their code changed,
+it groups them by (job kind, the key they were stored under), recomputes a **sample** of each group with
+the current code — on this machine, with the thread count each sampled entry was computed with — and
+compares every table the stored entry holds, value for value (wall-time columns, whose names end in
+``seconds``, excepted). When every sample of a group reproduces its entry, every entry of that group is
+re-written under the current key, its provenance recording the old key, the new key, the ids verified and
+the tables the new code adds (which re-keyed entries do not hold). When any sample differs, nothing of that
+group is re-keyed and the differences are listed. Each entry is re-written atomically, one after another:
+an interrupted re-key leaves every entry old-keyed or new-keyed, never broken, and running it again
+finishes the rest.
+
+What it cannot guarantee: a change that alters only jobs outside the sample (a branch that only some
+parameters take) passes unnoticed. The sample covers every (kind, old key) group, and within a group the
+distinct values of the section's ``REGIME`` parameters (if it names any), cheapest first; ``sample``
+recomputes more entries per group and regime, ``cheap`` recomputes every entry of a group whose stored
+entries took that many seconds or fewer in all.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from .. import sections
+from . import cluster, runner, store, versions
+
+TIMING = "seconds"  # columns whose names end so are wall times: never compared
+
+
+@dataclass
+class Group:
+    """The stale entries of one (kind, old key) of a section, and what a re-key did with them."""
+
+    kind: str | None
+    old: str
+    new: str
+    jobs: list = field(default_factory=list)  # (job, entry)
+    sample: list = field(default_factory=list)  # ids recomputed
+    differences: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)  # tables the new code adds
+    rekeyed: int = 0
+
+    @property
+    def verified(self) -> bool:
+        return bool(self.sample) and not self.differences
+
+
+def _normal(value):
+    """A table value as it is stored (JSON), so a recomputed float compares as its stored text does."""
+    return json.loads(json.dumps(value, default=store._json))
+
+
+def compare_tables(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) -> tuple[list[str], list[str]]:
+    """(differences, tables added): every table the stored entry holds must be reproduced row for row and
+    value for value, wall-time columns excepted; tables only the fresh computation has are listed as added."""
+    fresh = _normal(fresh)
+    differences = []
+    for name, rows in stored.items():
+        if name not in fresh:
+            differences.append(f"table {name!r} is no longer computed")
+            continue
+        if len(rows) != len(fresh[name]):
+            differences.append(f"table {name!r}: {len(rows)} rows stored, {len(fresh[name])} recomputed")
+            continue
+        for i, (old, new) in enumerate(zip(rows, fresh[name], strict=True)):
+            columns = (set(old) | set(new))
+            changed = sorted(c for c in columns if not c.endswith(TIMING) and not _same(old.get(c), new.get(c)))
+            if changed:
+                column = changed[0]
+                differences.append(f"table {name!r}, row {i}: {', '.join(changed)} differ (e.g. {column}: stored "
+                                   f"{old.get(column)!r}, recomputed {new.get(column)!r})")
+                break
+    return differences, sorted(set(fresh) - set(stored))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def stale_groups(section: str, profile: str) -> list[Group]:
+    """The entries of ``section`` at ``profile`` whose key is not the current code's, grouped by (kind, old key)."""
+    module, _, jobs = runner.plan(section, profile)
+    shelf = store.Store(runner.label_of(profile, {}), section)
+    keys, groups = {}, {}
+    for job in jobs:
+        try:
+            entry = shelf.load(job)
+        except store.CorruptEntry:
+            continue  # a corrupt entry is recomputed by a run, never re-keyed
+        kind = job.params.get("kind")
+        new = keys.setdefault(kind, versions.version_key(module, kind))
+        if entry is not None and entry.key != new:
+            groups.setdefault((kind, entry.key), Group(kind, entry.key, new)).jobs.append((job, entry))
+    return list(groups.values())
+
+
+def _regime(module, job) -> tuple:
+    names = getattr(module, "REGIME", ())
+    return tuple(job.params.get(name) for name in names)
+
+
+def choose(module, group: Group, sample: int = 1, cheap: float = 0.0) -> list:
+    """The (job, entry) pairs to recompute: all of them when the group's stored seconds total at most ``cheap``;
+    else, per distinct regime, the ``sample`` cheapest (by stored seconds), computed on this machine's kind of
+    device where the group has such entries."""
+    total = sum(e.provenance.get("seconds", 0.0) for _, e in group.jobs)
+    if total <= cheap:
+        return list(group.jobs)
+    here = cluster._device()
+    local = [(j, e) for j, e in group.jobs if e.provenance.get("device") == here] or group.jobs
+    by_regime = {}
+    for job, entry in sorted(local, key=lambda pair: pair[1].provenance.get("seconds", 0.0)):
+        by_regime.setdefault(_regime(module, job), []).append((job, entry))
+    return [pair for pairs in by_regime.values() for pair in pairs[:sample]]
+
+
+def _recompute(section: str, job, entry, shelf) -> dict:
+    """The job's tables under the current code, with the thread count its stored entry was computed with."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(int(entry.provenance.get("threads") or threads))
+    try:
+        tables, _ = cluster.compute(section, job, shelf.scratch(job))
+    finally:
+        torch.set_num_threads(threads)
+        shelf.scratch(job).unlink(missing_ok=True)
+    return tables
+
+
+def rekey(section: str, profile: str = "paper", *, sample: int = 1, cheap: float = 0.0,
+          log: Callable[[str], None] = print) -> list[Group]:
+    """Verify and re-key the stale entries of ``section`` at ``profile`` (see the module docstring)."""
+    if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
+        raise ValueError(f"sample must be a positive number of entries per group and regime, got {sample!r}")
+    if not isinstance(cheap, (int, float)) or not cheap >= 0:
+        raise ValueError(f"cheap must be a non-negative number of seconds, got {cheap!r}")
+    module = sections.module(section)
+    shelf = store.Store(runner.label_of(profile, {}), section)
+    groups = stale_groups(section, profile)
+    if groups:
+        shelf.writable()
+    for group in groups:
+        chosen = choose(module, group, sample, cheap)
+        log(f"[entropic] {section}: {len(group.jobs)} entries of kind {group.kind} stored under {group.old}; "
+            f"recomputing {len(chosen)} under {group.new}")
+        for job, entry in chosen:
+            differences, added = compare_tables(entry.tables, _recompute(section, job, entry, shelf))
+            group.sample.append(job.id)
+            group.differences += [f"{job.id}: {d}" for d in differences]
+            group.added = sorted(set(group.added) | set(added))
+            if differences:
+                break
+        if not group.verified:
+            log(f"[entropic] {section}: not re-keyed ({group.kind}, {group.old}): " + "; ".join(group.differences))
+            continue
+        stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        for job, entry in group.jobs:
+            record = {"from": group.old, "to": group.new, "verified": group.sample, "date": stamp,
+                      "tables added by the new code, not held": group.added}
+            provenance = {**entry.provenance, "rekeyed": [*entry.provenance.get("rekeyed", []), record]}
+            shelf.save(job, group.new, entry.tables, provenance)
+            group.rekeyed += 1
+        log(f"[entropic] {section}: re-keyed {group.rekeyed} entries of kind {group.kind} ({group.old} → "
+            f"{group.new}), {len(group.sample)} verified" + (f"; tables the new code adds, not held: "
+                                                             f"{', '.join(group.added)}" if group.added else ""))
+    return groups

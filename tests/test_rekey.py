@@ -1,0 +1,141 @@
+"""Re-keying stale entries: verified on a sample under the new code, adopted only when every sample
+reproduces its entry, atomic entry by entry."""
+
+import importlib
+import json
+import sys
+import textwrap
+
+import pytest
+
+from entropic import paths, sections
+from entropic.pipeline import rekey, runner, store
+
+# A section whose fit has a local variable to rename and a constant to change; ``REGIME`` names the parameter
+# whose values the sample must cover.
+SOURCE = '''
+from dataclasses import dataclass
+
+from ..pipeline.config import SectionConfig, distinct_ints, param
+from ..pipeline.store import Job
+
+SCALE = {scale}
+REGIME = ("group",)
+
+
+@dataclass(frozen=True)
+class Config(SectionConfig):
+    seeds: tuple = param((0, 1, 2, 3), "seeds", distinct_ints(0))
+
+
+def jobs(cfg):
+    return [Job(f"seed{{s}}", {{"seed": s, "group": s % 2}}) for s in cfg.seeds]
+
+
+def fit(job):
+    {name} = job.params["seed"] * SCALE
+    return {{"values": [{{"seed": job.params["seed"], "value": {name} / 3, "seconds": 0.1 * job.params["seed"]}}]}}
+'''
+
+
+@pytest.fixture
+def section(tmp_path, monkeypatch):
+    """Write the section's source (``write(scale=…, name=…)``) and import it afresh; results in tmp_path."""
+    folder = tmp_path / "extra_sections"
+    folder.mkdir()
+    notebooks = tmp_path / "notebooks"
+    (notebooks / "params").mkdir(parents=True)
+    (notebooks / "params" / "paper.yaml").write_text("rekeyed: {}\n")
+    monkeypatch.setattr(sections, "__path__", [*sections.__path__, str(folder)])
+    monkeypatch.setattr(paths, "NOTEBOOKS", notebooks)
+    monkeypatch.setattr(paths, "PROFILES", notebooks / "params")
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+
+    def write(scale=2.0, name="value"):
+        (folder / "rekeyed.py").write_text(textwrap.dedent(SOURCE.format(scale=scale, name=name)))
+        sys.modules.pop("entropic.sections.rekeyed", None)
+        importlib.invalidate_caches()
+        runner._PLANS.clear()
+        return sections.module("rekeyed")
+
+    yield write
+    sys.modules.pop("entropic.sections.rekeyed", None)
+    runner._PLANS.clear()
+
+
+def _stored(section_name="rekeyed"):
+    folder = paths.RESULTS / "paper" / section_name
+    return {p.name: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
+
+
+def test_a_behaviour_preserving_edit_is_verified_and_every_entry_becomes_current(section):
+    section()
+    first = runner.run("rekeyed", "paper", compute=True, progress=False, log=lambda *_: None)
+    assert first.computed == 4
+    section(name="renamed")  # a renamed local variable: another syntax tree, the same numbers
+    assert len(runner.run("rekeyed", "paper", progress=False, log=lambda *_: None).stale) == 4
+    said = []
+    groups = rekey.rekey("rekeyed", "paper", log=said.append)
+    assert len(groups) == 1 and groups[0].verified and groups[0].rekeyed == 4
+    assert len(groups[0].sample) == 2  # one per regime: an even seed (group 0) and an odd one (group 1)
+    assert {int(s.split("-")[0].removeprefix("seed")) % 2 for s in groups[0].sample} == {0, 1}
+    after = runner.run("rekeyed", "paper", progress=False, log=lambda *_: None)
+    assert not after.stale and after.computed == 0
+    entries = _stored()
+    for data in entries.values():
+        record = data["provenance"]["rekeyed"][-1]
+        assert record["from"] == first.entries[0].key and record["to"] == after.entries[0].key
+        assert record["verified"] == groups[0].sample
+    assert any("re-keyed 4 entries" in line for line in said)
+
+
+def test_a_real_change_is_refused_and_the_differing_job_is_listed(section):
+    section()
+    runner.run("rekeyed", "paper", compute=True, progress=False, log=lambda *_: None)
+    before = _stored()
+    section(scale=3.0)  # a changed constant: other numbers
+    said = []
+    groups = rekey.rekey("rekeyed", "paper", log=said.append)
+    assert not groups[0].verified and groups[0].rekeyed == 0
+    # seed 0 computes 0 under either constant, so only a sampled non-zero seed can show the change
+    first = groups[0].differences[0]
+    assert first.split("-")[0] in {"seed1", "seed2", "seed3"} and "value differ" in first
+    assert _stored() == before  # nothing re-written
+    assert len(runner.run("rekeyed", "paper", progress=False, log=lambda *_: None).stale) == 4
+    assert any("not re-keyed" in line for line in said)
+
+
+def test_an_interrupted_rekey_leaves_every_entry_old_or_new_keyed_and_a_second_run_finishes(section, monkeypatch):
+    section()
+    old_key = runner.run("rekeyed", "paper", compute=True, progress=False, log=lambda *_: None).entries[0].key
+    module = section(name="renamed")
+    saved = []
+    original = store.Store.save
+
+    def save_twice_then_stop(self, job, key, tables, provenance):
+        if len(saved) == 2:
+            raise KeyboardInterrupt
+        saved.append(job.id)
+        return original(self, job, key, tables, provenance)
+
+    monkeypatch.setattr(store.Store, "save", save_twice_then_stop)
+    with pytest.raises(KeyboardInterrupt):
+        rekey.rekey("rekeyed", "paper", log=lambda *_: None)
+    monkeypatch.setattr(store.Store, "save", original)
+    shelf = store.Store("paper", "rekeyed")
+    jobs = module.jobs(runner.plan("rekeyed", "paper")[1])
+    keys = [shelf.load(job).key for job in jobs]  # every entry loads: none is broken
+    new_key = runner.run("rekeyed", "paper", progress=False, log=lambda *_: None).keys[None]
+    assert sorted(set(keys)) == sorted({old_key, new_key}) and keys.count(new_key) == 2
+    groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)
+    assert groups[0].rekeyed == 2 and all(shelf.load(job).key == new_key for job in jobs)
+
+
+def test_wall_times_are_not_compared_and_added_tables_are_named():
+    stored = {"t": [{"a": 1.0, "train_seconds": 3.0}]}
+    differences, added = rekey.compare_tables(stored, {"t": [{"a": 1.0, "train_seconds": 9.0}], "u": [{"b": 1}]})
+    assert differences == [] and added == ["u"]
+    differences, _ = rekey.compare_tables(stored, {"t": [{"a": 1.0000001, "train_seconds": 3.0}]})
+    assert differences and "a differ" in differences[0]
+    with pytest.raises(ValueError, match="sample"):
+        rekey.rekey("surrogate", "paper", sample=0)
