@@ -60,7 +60,7 @@ def test_one_version_in_pyproject_citation_zenodo_changelog_and_bibtex():
     first = re.search(r"^## (\S+) — (\d{4}-\d{2}-\d{2})$", (ROOT / "CHANGELOG.md").read_text(), re.M)
     assert first is not None and first[1] == version
     assert str(yaml.safe_load((ROOT / "CITATION.cff").read_text())["date-released"]) == first[2]
-    for document in (ROOT / "README.md", paths.BOOK_SOURCES / "intro.md"):
+    for document in (ROOT / "README.md", paths.notebook_source("intro")):
         assert re.search(rf"version\s*=\s*\{{{re.escape(version)}\}}", _bibtex_blocks(document)), document
 
 
@@ -70,7 +70,7 @@ def test_the_bibtex_of_the_readme_and_the_intro_parses_and_names_the_repository_
     repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]["url"]
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     paper = cff["references"][0]
-    for document in (ROOT / "README.md", paths.BOOK_SOURCES / "intro.md"):
+    for document in (ROOT / "README.md", paths.notebook_source("intro")):
         entries = parse_string(_bibtex_blocks(document), "bibtex").entries
         assert set(entries) == {"entropic_reproduction", "entropic_bound"}, document
         assert entries["entropic_reproduction"].fields["url"] == repository == cff["repository-code"]

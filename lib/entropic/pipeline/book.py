@@ -201,11 +201,12 @@ def toc_notebooks(root: Path = paths.ROOT) -> list[str]:
 
 
 def toc_parts(root: Path = paths.ROOT) -> dict[str, str]:
-    """The caption of the part of ``_toc.yml`` each executed notebook is in ("" outside any part)."""
+    """The caption of the part of ``_toc.yml`` each executed notebook is in ("" outside any part, the root
+    page included when it is an executed notebook)."""
     import yaml
 
     toc = yaml.safe_load((root / "_toc.yml").read_text())
-    placed = [(c["file"], "") for c in toc.get("chapters", [])]
+    placed = [(toc["root"], "")] + [(c["file"], "") for c in toc.get("chapters", [])]
     placed += [(c["file"], part.get("caption", "")) for part in toc.get("parts", []) for c in part.get("chapters", [])]
     return {f.removeprefix(TOC_FOLDER + "/"): caption for f, caption in placed if f.startswith(TOC_FOLDER + "/")}
 

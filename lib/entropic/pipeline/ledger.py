@@ -125,6 +125,7 @@ def findings_markdown(found: pd.DataFrame) -> str:
     for why, group in found.groupby("reason", sort=False):
         lines.append(f"**{why[:1].upper() + why[1:]}** ({len(group)}):\n")
         for _, row in group.iterrows():
-            lines.append(f"- {row['paper says']} ({row['where']}) — {row['verdict']}; {{numref}}`{row['table']}`")
+            lines.append(f"- {row['title']}: \"{row['paper says']}\" ({row['where']}), {row['verdict']} "
+                         f"({{numref}}`{row['table']}`)")
         lines.append("")
     return "\n".join(lines)

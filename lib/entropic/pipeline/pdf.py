@@ -77,8 +77,8 @@ def build_pdf(root: Path = paths.ROOT, log=print) -> Path:
     import yaml
 
     index = book.build(root, log=log, builder="singlehtml")
-    # The one page is written as the root document's file (book/intro.html; index.html only redirects to it),
-    # yet its links to _static/ and _images/ are relative to the build's top folder: print a copy placed there.
+    # The one page is written as the root document's file (build/sections/intro.html; index.html only redirects
+    # to it), yet its links to _static/ and _images/ are relative to the build's top folder: print a copy placed there.
     first = yaml.safe_load((root / "_toc.yml").read_text())["root"]
     whole = index.parent / "whole-book.html"
     shutil.copy2(index.parent / f"{first}.html", whole)
