@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 import torch
 
-from entropic.engine import tasks, teaching, theorems
-from entropic.pipeline import book
+from entropic.engine import tasks, teaching
+from entropic.pipeline import book, runner
 from entropic.pipeline.verdicts import FLOOR_BAND
-from entropic.sections import attention_native
+from entropic.sections import attention_native, ladder
 
 torch.set_num_threads(1)
 
@@ -41,27 +41,6 @@ def test_trained_surrogate_students_follow_the_optimum_below_r_star_and_reach_th
     floor = sweep["floor"].iloc[0]
     assert sweep.loc[1, "excess"] == pytest.approx(sweep.loc[1, "optimum"], rel=0.15)
     assert abs(sweep.loc[2, "excess"]) < FLOOR_BAND * floor < sweep.loc[1, "excess"]
-
-
-def test_the_ladder_is_scored_on_fresh_inputs_and_no_equivariant_student_beats_the_bound_there():
-    out = teaching.ladder_excesses(("B0", "B1", "B2"), T=6, D=4, r_star=2, n=40, steps=300, stop="fixed", fresh=3000)
-    excess = out["excess"].set_index("rung")
-    assert (excess["population_se"] > 0).all()
-    assert excess.loc["B0", "train"] < 0 < excess.loc["B0", "population"]  # fitted to 40 noisy samples: overfits
-    for rung in ("B1", "B2"):  # the bound holds for the population excess, up to Monte Carlo error
-        assert excess.loc[rung, "population"] > out["floor"] - 3 * excess.loc[rung, "population_se"]
-    task = out["task"]
-    assert out["floor"] == pytest.approx(theorems.equivariant_floor(task.operator, task.V))
-    assert out["zero"] == pytest.approx(float(task.V.double().pow(2).sum() * task.operator.double().pow(2).sum()))
-    model = out["students"]["B1"]  # the population excess again, on inputs of another seed
-    X = torch.randn(3000, 6, 4, generator=torch.Generator().manual_seed(12345), dtype=torch.float64)
-    with torch.no_grad():
-        prediction = model(X[None].float())[0, 0].double()
-    errors = (task.operator.double() @ X @ task.V.double() - prediction).pow(2).sum((1, 2))
-    se = math.hypot(float(errors.std()) / math.sqrt(3000), excess.loc["B1", "population_se"])
-    assert float(errors.mean()) == pytest.approx(excess.loc["B1", "population"], abs=4 * se)
-    with pytest.raises(ValueError):
-        teaching.ladder_excesses((), T=6, D=4)
 
 
 def test_the_energy_a_teachers_last_kernel_direction_carries_is_its_term_of_a_linear_mixer():
@@ -96,6 +75,7 @@ def _glued(notebook: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def glued():
+    runner.run("ladder", "tiny", progress=False, log=lambda *_: None)  # the §5-size table reads its population jobs
     path = book.execute("teaching", "tiny", {}, log=lambda *_: None)
     notebook = json.loads(path.read_text())
     assert not [o for c in notebook["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
@@ -162,13 +142,30 @@ def test_the_bound_is_set_beside_population_excesses_computed_on_fresh_inputs(gl
 
 
 @pytest.mark.integration
-def test_at_the_papers_section_5_sizes_every_rung_stays_above_the_bound_which_is_most_of_its_excess(glued):
-    assert (glued["teaching_fifth_T"], glued["teaching_fifth_d"], glued["teaching_fifth_r_star"]) == (12, 10, 3)
-    assert glued["teaching_fifth_above_min"] > 0  # population excesses above the bound
-    assert 50 < glued["teaching_fifth_share_min"] <= glued["teaching_fifth_share_max"] < 100
-    assert glued["teaching_fifth_gap_max"] < 0.05 * glued["teaching_fifth_floor"]  # train ≈ population at n = 3000
-    assert glued["teaching_fifth_floor_min"] <= glued["teaching_fifth_floor"] <= glued["teaching_fifth_floor_max"]
+def test_the_section_5_table_is_the_ladders_stored_population_jobs_at_the_books_profile(glued):
+    results = runner.run("ladder", "tiny", compute=False, progress=False, log=lambda *_: None)
+    cfg, rows = results.cfg, results["population"]
+    assert (glued["teaching_fifth_T"], glued["teaching_fifth_d"], glued["teaching_fifth_r_star"]) == \
+        (cfg.T, cfg.d, cfg.r_star)
+    first = rows[rows["seed"] == min(cfg.seeds)]
+    above = first["population_excess"] - first["equivariant_bound"]
+    assert glued["teaching_fifth_above_min"] == pytest.approx(above.min())
+    assert glued["teaching_fifth_floor"] == pytest.approx(first["equivariant_bound"].iloc[0])
     assert glued["teaching_fifth_floor"] < glued["teaching_fifth_zero"]
+    assert glued["teaching_fifth_tasks"] == len(cfg.seeds)
+    assert sorted(first["rung"]) == sorted(r for r in cfg.rungs if r in ladder.EQUIVARIANT)
+
+
+def test_at_the_papers_section_5_sizes_every_rung_stays_above_the_bound_which_is_most_of_its_excess():
+    results = runner.run("ladder", "paper", compute=False, progress=False, log=lambda *_: None)
+    if "population" not in results.tables:
+        pytest.skip("the ladder's paper-profile population jobs are not stored")
+    _, fifth = ladder.population_summary(results)
+    assert (fifth["T"], fifth["d"], fifth["r_star"]) == (12, 10, 3)
+    assert fifth["above_min"] > 0  # population excesses above the bound
+    assert 50 < fifth["share_min"] <= fifth["share_max"] < 100
+    assert fifth["gap_max"] < 0.05 * fifth["floor"]  # train ≈ population at n = 3000
+    assert fifth["floor_min"] <= fifth["floor"] <= fifth["floor_max"] and fifth["floor"] < fifth["zero"]
 
 
 @pytest.mark.integration

@@ -2,7 +2,10 @@
 
 Jobs, per (rung, seed): the students of that rung (every rank of the sweep, or r* alone) trained on the
 §4 task Y = A* X V* + E, then measured for achievability (excess at r = r*) and for the ranks of the
-static kernel and of the realized mixer M(X). Used by ``notebooks/ladder.md``.
+static kernel and of the realized mixer M(X). Per seed, one ``population`` job: the attention rungs at r*
+trained again (the same students) and scored on fresh inputs, beside the least population excess of any
+token-equivariant predictor on that task (``engine.population``). Used by ``notebooks/ladder.md`` and the
+teaching page.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ..engine import spectral
+from ..engine import population, spectral
 from ..engine.models import LADDER, ladder_students
 from ..engine.tasks import make_surrogate_task
 from ..engine.train import STOP_RULES, StopRule, rank_sweep, train
@@ -34,6 +37,8 @@ from ..pipeline.verdicts import Claim
 TITLE = "§5 The interpolation ladder (Table 2)"
 TABLE = "tbl-ladder-table2"  # the label of the page's table beside the paper (the ledger links to it)
 MIXER_SAMPLES = 256  # inputs over which the realized-mixer ranks are averaged
+FRESH = 4000  # fresh inputs on which a population job scores each student
+EQUIVARIANT = ("B1", "B1c", "B2", "B3")  # the rungs that treat tokens alike (the equivariance bound covers them)
 
 # What the paper says (§5, Table 2: T=12, d=10, r*=3): excess at r = r* per rung.
 CLAIMS = {
@@ -72,9 +77,15 @@ class Config(SectionConfig):
 
 def jobs(cfg: Config) -> list[Job]:
     ranks = rank_sweep(cfg.r_star) if cfg.sweep else [cfg.r_star]
-    return [Job(f"{rung}-seed{seed}", cfg.slice("T", "d", "r_star", "sigma", "n", "steps", "lr", "stop", rung=rung,
-                                                seed=seed, ranks=ranks))
-            for rung in cfg.rungs for seed in cfg.seeds]
+    out = [Job(f"{rung}-seed{seed}", cfg.slice("T", "d", "r_star", "sigma", "n", "steps", "lr", "stop", rung=rung,
+                                               seed=seed, ranks=ranks))
+           for rung in cfg.rungs for seed in cfg.seeds]
+    rungs = [rung for rung in cfg.rungs if rung in EQUIVARIANT]
+    if rungs:
+        out += [Job(f"population-seed{seed}", {"kind": "population", **cfg.slice(
+            "T", "d", "r_star", "sigma", "n", "steps", "lr", "stop", seed=seed, rungs=rungs, fresh=FRESH)})
+            for seed in cfg.seeds]
+    return out
 
 
 def fit(job: Job) -> dict[str, list[dict]]:
@@ -93,6 +104,76 @@ def fit(job: Job) -> dict[str, list[dict]]:
                       **result.student(0, s), "excess": result.student(0, s)["loss"] - task.noise_floor,
                       **{name: float(value[s]) for name, value in ranks.items()}}
                      for s, r in enumerate(p["ranks"])]}
+
+
+def fit_population(job: Job) -> dict[str, list[dict]]:
+    """The attention rungs at r* on one task, each scored on its training set and on fresh inputs, beside the
+    equivariance bound of that task and the excess of the predictor 0."""
+    p = job.params
+    out = population.ladder_excesses(p["rungs"], p["T"], p["d"], p["r_star"], p["n"], p["sigma"], p["seed"], p["steps"],
+                                     p["lr"], p["stop"], p["fresh"])
+    return {"population": [{"seed": p["seed"], "rung": row["rung"], "train_excess": row["train"],
+                            "population_excess": row["population"], "population_se": row["population_se"],
+                            "equivariant_bound": out["floor"], "zero_excess": out["zero"], "fresh": p["fresh"]}
+                           for row in out["excess"].to_dict("records")]}
+
+
+# Each kind of job has its own function, so its version key covers only its code; the rung jobs carry no kind.
+FITS = {None: fit, "population": fit_population}
+
+
+def population_table(results) -> pd.DataFrame:
+    """Seed means per equivariant rung: training-set and population excess at r*, and the equivariance bound of
+    the same tasks (empty when no population job is stored)."""
+    if "population" not in results.tables:
+        return pd.DataFrame()
+    rows = results["population"]
+    out = rows.groupby("rung", sort=False)[["train_excess", "population_excess", "equivariant_bound"]].mean()
+    out.index = out.index.map(population.RUNG_NAMES)
+    return out.rename(columns={"train_excess": "training-set excess", "population_excess": "population excess",
+                               "equivariant_bound": "equivariance bound"}).rename_axis("rung")
+
+
+def population_summary(results) -> tuple[pd.DataFrame, dict]:
+    """The equivariance bound against population excesses at this page's sizes (the teaching page's §5
+    table): on the first seed's task, each equivariant rung's training-set and population excess, its
+    standard error, the bound and its share of the excess, beside the paper's Table 2; and the numbers the
+    prose quotes, over every seed's task where it speaks of them. With no population job stored: an empty table
+    and the same facts, numbers NaN and the sentence saying so."""
+    cfg = results.cfg
+    numbers = ("seed", "fresh", "floor", "zero", "above_min", "above_max", "share_min", "share_max", "gap_max",
+               "spread", "floor_min", "floor_max", "tasks")
+    if "population" not in results.tables:
+        return pd.DataFrame(), {**{name: getattr(cfg, name) for name in ("T", "d", "r_star", "n", "steps")},
+                                **dict.fromkeys(numbers, float("nan")),
+                                "paper_text": "The ladder's population jobs are not stored at this profile: "
+                                              "`make section S=ladder` computes them."}
+    rows = results["population"]
+    seed = min(rows["seed"])
+    own = rows[rows["seed"] == seed].set_index("rung")
+    bound, says = float(own["equivariant_bound"].iloc[0]), {r: CLAIMS[r].says for r in own.index}
+    table = pd.DataFrame({
+        "population excess above the bound": own["population_excess"] > bound,
+        "training-set excess": own["train_excess"], "population excess": own["population_excess"],
+        "its standard error": own["population_se"], "bound / population excess": bound / own["population_excess"],
+        "the paper's Table 2": pd.Series(says)}).set_index(own.index.map(population.RUNG_NAMES))
+    above, share = own["population_excess"] - bound, 100 * bound / own["population_excess"]
+    floors = rows.drop_duplicates("seed").set_index("seed")["equivariant_bound"]
+    paper = pd.Series({r: CLAIMS[r].value for r in own.index})
+    where = paper.map(lambda v: "below that range" if v < floors.min() else "above that range" if v > floors.max()
+                      else "inside that range")
+    paper_text = "Of the paper's excesses, " + "; ".join(
+        f"{', '.join(group.index)} ({', '.join(says[r] for r in group.index)}) "
+        f"{'lies' if len(group) == 1 else 'lie'} {position}" for position, group in paper.groupby(where, sort=False))
+    facts = {**{name: getattr(cfg, name) for name in ("T", "d", "r_star", "n", "steps")},
+             "seed": int(seed), "fresh": int(own["fresh"].iloc[0]), "floor": bound,
+             "zero": float(own["zero_excess"].iloc[0]), "above_min": float(above.min()),
+             "above_max": float(above.max()), "share_min": float(share.min()), "share_max": float(share.max()),
+             "gap_max": float((own["population_excess"] - own["train_excess"]).abs().max()),
+             "spread": float(own["population_excess"].max() - own["population_excess"].min()),
+             "floor_min": float(floors.min()), "floor_max": float(floors.max()), "tasks": len(floors),
+             "paper_text": paper_text + "."}
+    return table, facts
 
 
 def noise_floor(results) -> float:
