@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from entropic.engine import attention_estimators as estimators
-from entropic.engine import spectral
+from entropic.engine import kernel_regression, spectral
 from entropic.engine.tasks import attention_scores, make_attention_task, make_surrogate_task
 
 
@@ -82,15 +82,6 @@ def test_v_unknown_energy_rank_tracks_the_linear_teacher():
     assert fit.loss < 2 * task.sigma**2
 
 
-@pytest.mark.parametrize("tau", [0.0, 0.1, 0.5, 1.0, 3.0])
-def test_soft_thresholding_never_increases_either_rank(tau):
-    M = torch.randn(8, 8, generator=torch.Generator().manual_seed(8), dtype=torch.float64)
-    shrunk = estimators.singular_value_soft_threshold(M, tau)
-    assert spectral.numerical_rank(shrunk) <= spectral.numerical_rank(M)
-    assert float(spectral.energy_effective_rank(shrunk)) <= float(spectral.energy_effective_rank(M)) + 1e-12
-    assert torch.allclose(torch.linalg.svdvals(shrunk), (torch.linalg.svdvals(M) - tau).clamp_min(0), atol=1e-12)
-
-
 @pytest.mark.parametrize("teacher", ["linear_qk", "softmax_qk"])
 def test_shrinkage_does_not_increase_the_v_unknown_rank(teacher):
     task = make_attention_task(teacher, T=6, d=8, r_star=2, n=200, sigma=0.05, seed=9)
@@ -163,7 +154,7 @@ def test_estimators_reject_bad_arguments():
         (lambda: estimators.attention_kernel_v_unknown(X, Y, "linear_qk", max_iter=0), "max_iter.*0"),
         (lambda: estimators.attention_kernel_v_unknown(X, Y, "linear_qk", shrinkage="big"), "shrinkage.*'big'"),
         (lambda: estimators.attention_kernel_v_unknown(X, Y, "linear_qk", shrinkage=-0.1), "shrinkage.*-0.1"),
-        (lambda: estimators.singular_value_soft_threshold(V, float("nan")), "tau.*nan"),
+        (lambda: kernel_regression.singular_value_soft_threshold(V, float("nan")), "tau.*nan"),
         (lambda: estimators.attention_kernel_v_known(X * float("nan"), Y, V, "linear_qk"), "NaN"),
         (lambda: estimators.attention_kernel_v_known(X[:1], Y[:1], V, "linear_qk"), "too few samples"),
         (lambda: estimators.predict_rank(make_surrogate_task(4, 5, 1, 10, 0.1, 0)), "attention task.*'surrogate'"),

@@ -6,10 +6,9 @@ import sysconfig
 import threading
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from entropic.engine import corpora
+from entropic.engine import corpora, corpus_provenance, corpus_tokens
 
 TEXT = "To be, or not to be: that is the question.\n"
 
@@ -28,7 +27,7 @@ def test_a_user_directory_is_read_first_and_its_provenance_recorded(tmp_path, mo
     assert corpus.text == TEXT and corpus.provenance.source == "user_dir"
     assert corpus.provenance.sha256 == hashlib.sha256(TEXT.encode()).hexdigest()
     assert corpus.provenance.bytes == len(TEXT) and not corpus.provenance.matches_pin
-    assert corpora.decode(corpus.tokens, corpus.vocab) == TEXT
+    assert corpus_tokens.decode(corpus.tokens, corpus.vocab) == TEXT
     assert list(corpus.vocab) == sorted(set(TEXT))
 
 
@@ -50,18 +49,6 @@ def test_the_shared_folder_is_used_when_the_user_directory_lacks_the_file(tmp_pa
         corpora.load_corpus("music", shared_dir=shared, require_pinned=True)
 
 
-def test_the_real_shared_folder_matches_its_pins_and_sources_md():
-    folder = corpora.shared_corpora_dir()
-    if not (folder / "SOURCES.md").is_file():
-        pytest.skip(f"no shared corpora at {folder}")
-    table = (folder / "SOURCES.md").read_text()
-    for name, pin in corpora.PINS.items():
-        assert re.search(rf"^\| {name} \|.*\| {pin.bytes} \| `{pin.sha256}` \|$", table, re.M), name
-    corpus = corpora.load_corpus("english", max_chars=5000)
-    assert corpus.provenance.source == "shared" and corpus.provenance.matches_pin
-    assert len(corpus.text) == 5000 and corpus.provenance.bytes == corpora.PINS["english"].bytes
-
-
 @pytest.fixture
 def server(tmp_path):
     """A local HTTP server on 127.0.0.1 serving tmp_path/served (never the internet)."""
@@ -80,7 +67,8 @@ def test_a_download_checks_the_pinned_sha256_and_caches_the_file(tmp_path, monke
     _isolated(tmp_path, monkeypatch)
     served, url = server
     (served / "linux.txt").write_text(TEXT)
-    monkeypatch.setitem(corpora.PINS, "linux", corpora.Pin(hashlib.sha256(TEXT.encode()).hexdigest(), 43, "test"))
+    pin = corpus_provenance.Pin(hashlib.sha256(TEXT.encode()).hexdigest(), 43, "test")
+    monkeypatch.setitem(corpus_provenance.PINS, "linux", pin)
     with pytest.raises(corpora.CorpusUnavailable):
         corpora.load_corpus("linux", substitute=False)  # download=False by default: never fetches
     corpus = corpora.load_corpus("linux", download=True, base_url=url, substitute=False)
@@ -103,7 +91,7 @@ def test_corpora_found_nowhere_are_reported_missing_with_where_to_put_them(tmp_p
     _isolated(tmp_path, monkeypatch)
     loaded, missing = corpora.load_corpora(["english", "shakespeare"])
     assert loaded == {} and [name for name, _ in missing] == ["english", "shakespeare"]
-    assert "ENTROPIC_CORPORA" in missing[0][1] and corpora.PINS["english"].sha256 in missing[0][1]
+    assert "ENTROPIC_CORPORA" in missing[0][1] and corpus_provenance.PINS["english"].sha256 in missing[0][1]
 
 
 @pytest.mark.parametrize("name, where", [("python", sysconfig.get_paths()["stdlib"]),
@@ -138,19 +126,7 @@ def test_missing_files_and_bad_arguments_raise():
     with pytest.raises(ValueError, match="/nonexistent-dir"):
         corpora.load_corpus("english", user_dir="/nonexistent-dir")
     with pytest.raises(ValueError, match="'z'"):
-        corpora.encode("abz", ("a", "b"))
-
-
-def test_split_is_a_deterministic_contiguous_tail():
-    tokens = np.arange(100)
-    train, val = corpora.split(tokens, 0.1)
-    np.testing.assert_array_equal(train, np.arange(90))
-    np.testing.assert_array_equal(val, np.arange(90, 100))
-    for bad in (0.0, 1.0, -0.2):
-        with pytest.raises(ValueError, match=str(bad)):
-            corpora.split(tokens, bad)
-    with pytest.raises(ValueError, match="empty"):
-        corpora.split(np.arange(3), 0.01)
+        corpus_tokens.encode("abz", ("a", "b"))
 
 
 def test_sources_restrict_the_search_and_locate_checks_without_tokenizing(tmp_path, monkeypatch):

@@ -21,6 +21,10 @@ and returns its :class:`Provenance` without tokenizing it (cheap: for validating
 Nothing is ever synthesized. A corpus found nowhere raises :class:`CorpusUnavailable` (a
 ``ValueError``) that says where the file was looked for and where to put it.
 
+This module finds, reads and checks the files. The pins and the provenance record live in
+``corpus_provenance``, the :class:`Corpus` record and its token splits in ``corpus_tokens``; both are
+re-exported here, so that App. B reads its corpora through one module.
+
 Used by the real-corpus diagnostics section (Appendix B).
 """
 
@@ -32,15 +36,15 @@ import os
 import sysconfig
 import urllib.request
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
+from .corpus_provenance import PINS, Pin, Provenance
+from .corpus_tokens import Corpus, Splits, build_vocab, decode, encode, split, split_blocks
 
 __all__ = [
-    "CORPUS_NAMES", "PINS", "SOURCES", "Corpus", "CorpusUnavailable", "Pin", "Provenance", "build_vocab",
+    "CORPUS_NAMES", "PINS", "SOURCES", "Corpus", "CorpusUnavailable", "Pin", "Provenance", "Splits", "build_vocab",
     "decode", "default_cache_dir", "download_corpus", "encode", "load_corpora", "load_corpus",
-    "locate_corpus", "read_text_file", "shared_corpora_dir", "split", "substitute_text",
+    "locate_corpus", "read_text_file", "shared_corpora_dir", "split", "split_blocks", "substitute_text",
 ]
 
 CORPUS_NAMES = ("english", "shakespeare", "python", "linux", "json", "music")
@@ -48,166 +52,8 @@ SOURCES = ("user_dir", "shared", "download", "substitute")  # the search order o
 SUBSTITUTE_CHARS = 1_000_000  # a substitute is cut to about the size of the pinned texts
 
 
-@dataclass(frozen=True)
-class Pin:
-    """One row of ``shared/corpora/SOURCES.md``: the pinned file and where it came from."""
-
-    sha256: str
-    bytes: int
-    origin: str
-    verbatim_url: str | None = None  # a public URL serving exactly the pinned bytes, where one exists
-
-
-PINS: dict[str, Pin] = {
-    "english": Pin("dfc684d4f857fa938268f9ab9c5567b64bd0691251eca959644adeabe6287a4d", 684768,
-                   "GitHub GITenberg/Pride-and-Prejudice_1342@81db45c9 1342.txt, Gutenberg boilerplate removed"),
-    "shakespeare": Pin("86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed", 1115394,
-                       "GitHub karpathy/char-rnn@6f9487a6 data/tinyshakespeare/input.txt (verbatim)",
-                       "https://raw.githubusercontent.com/karpathy/char-rnn/6f9487a6fe5b420b7ca9afb0d7c078e37c1d1b4e"
-                       "/data/tinyshakespeare/input.txt"),
-    "python": Pin("cbf913c1549b7e7f6ba86f19292b719b2b40c53b3195cc7f6bcad6cd572c3953", 1027601,
-                  "Debian 12 libpython3.11-stdlib 3.11.2-6+deb12u6, 23 whole modules"),
-    "linux": Pin("bfad17f77cfb8ab8a295b55cc0091ba25212df3fd25ad5146a0a4261bb043649", 1004488,
-                 "Debian 12 linux-source-6.1 6.1.192-3, kernel/*.c|h, 54 whole files"),
-    "json": Pin("cbde92da0c78a5706480ba6ab589d9554ecbe30ac06289c3436c205e4d227320", 1000767,
-                "GitHub dariusk/corpora@cf30ca27 data/**/*.json, 162 whole ASCII files"),
-    "music": Pin("9951a8f9849786b561b23bacec4a58d5d943a097912267a04dda02b8fbb9d57d", 1000416,
-                 "GitHub jukedeck/nottingham-dataset@0992bb6c ABC_original + music21 10.5.1 oneills1850"),
-}
-
-
 class CorpusUnavailable(ValueError):
     """No source holds the corpus; the message lists every place tried and where to put the file."""
-
-
-@dataclass(frozen=True)
-class Provenance:
-    """Where a corpus's text came from.
-
-    Attributes
-    ----------
-    source : ``"user_dir"``, ``"shared"``, ``"download"`` or ``"substitute"``.
-    location : the file, directory or URL read.
-    bytes : size of the whole text read (before ``max_chars``).
-    sha256 : sha256 of those bytes (UTF-8 encoded).
-    pinned_sha256 : the pin of ``SOURCES.md`` for this corpus.
-    matches_pin : whether ``sha256 == pinned_sha256`` (always False for a substitute).
-    note : a human-readable label (for a substitute: what it stands in for).
-    """
-
-    source: str
-    location: str
-    bytes: int
-    sha256: str
-    pinned_sha256: str
-    matches_pin: bool
-    note: str = ""
-
-
-@dataclass
-class Corpus:
-    """One char-level corpus.
-
-    Attributes
-    ----------
-    name : one of :data:`CORPUS_NAMES`.
-    text : the characters used (a prefix of the source text when ``max_chars`` was given).
-    vocab : the sorted distinct characters of ``text``; token id i is ``vocab[i]``.
-    tokens : (T,) int64 token ids of ``text``.
-    provenance : where the text came from.
-    """
-
-    name: str
-    text: str
-    vocab: tuple[str, ...]
-    tokens: np.ndarray = field(repr=False)
-    provenance: Provenance
-
-    @property
-    def vocab_size(self) -> int:
-        return len(self.vocab)
-
-    def split(self, val_fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
-        """(train, validation) token arrays; see :func:`split`."""
-        return split(self.tokens, val_fraction)
-
-
-def build_vocab(text: str) -> tuple[str, ...]:
-    """Sorted distinct characters of ``text`` (the per-corpus char vocabulary)."""
-    if not text:
-        raise ValueError("cannot build a vocabulary from an empty text")
-    return tuple(sorted(set(text)))
-
-
-def encode(text: str, vocab: Sequence[str]) -> np.ndarray:
-    """Token ids (T,) int64 of ``text`` under ``vocab``; a character outside it raises ValueError."""
-    index = {c: i for i, c in enumerate(vocab)}
-    try:
-        return np.fromiter((index[c] for c in text), dtype=np.int64, count=len(text))
-    except KeyError as err:
-        raise ValueError(f"character {err.args[0]!r} is not in the vocabulary") from None
-
-
-def decode(tokens, vocab: Sequence[str]) -> str:
-    """Inverse of :func:`encode`."""
-    return "".join(vocab[int(i)] for i in np.asarray(tokens).ravel())
-
-
-def split(tokens, val_fraction: float = 0.1) -> tuple[np.ndarray, np.ndarray]:
-    """Deterministic split: the first ``1 - val_fraction`` of the stream trains, the rest validates.
-
-    A contiguous tail (not a random subset) keeps validation windows unseen by any training window.
-
-    Parameters
-    ----------
-    tokens : (T,) token ids.
-    val_fraction : in (0, 1); both parts must be non-empty.
-    """
-    tokens = np.asarray(tokens)
-    if tokens.ndim != 1:
-        raise ValueError(f"tokens must be one-dimensional, got shape {tokens.shape}")
-    if not 0 < val_fraction < 1:
-        raise ValueError(f"val_fraction must lie in (0, 1), got {val_fraction}")
-    cut = round(len(tokens) * (1 - val_fraction))
-    if cut <= 0 or cut >= len(tokens):
-        raise ValueError(f"a split of {len(tokens)} tokens at val_fraction={val_fraction} leaves a part empty")
-    return tokens[:cut], tokens[cut:]
-
-
-@dataclass(frozen=True)
-class Splits:
-    """A corpus cut into a training stream and two held-out parts (see :func:`split_blocks`)."""
-
-    train: np.ndarray
-    interleaved: np.ndarray
-    tail: np.ndarray
-
-
-def split_blocks(tokens, block: int = 2048, every: int = 20, tail_fraction: float = 0.05) -> Splits:
-    """Hold out two validation parts: the corpus's last ``tail_fraction`` (the tail, as a plain split would),
-    and, of the rest, every ``every``-th block of ``block`` tokens (interleaved, so validation samples the
-    whole corpus, not only how it ends: a JSON or music file's tail can differ from its body). The
-    remaining blocks, concatenated in order, train; a training window can span the seam of two blocks
-    (1 window in block/context).
-
-    Parameters
-    ----------
-    tokens : (T,) token ids; block, every : block size and period (every ≥ 2); tail_fraction : in (0, 1).
-    """
-    tokens = np.asarray(tokens)
-    if tokens.ndim != 1:
-        raise ValueError(f"tokens must be one-dimensional, got shape {tokens.shape}")
-    if block < 1 or every < 2 or not 0 < tail_fraction < 1:
-        raise ValueError(f"need block ≥ 1, every ≥ 2 and tail_fraction in (0, 1), got {block}, {every}, "
-                         f"{tail_fraction}")
-    body, tail = split(tokens, tail_fraction)
-    starts = np.arange(0, len(body), block)
-    held = (np.arange(len(starts)) % every) == every - 1
-    parts = {flag: [body[s:s + block] for s, h in zip(starts, held, strict=True) if h == flag] for flag in (0, 1)}
-    if not parts[0] or not parts[1]:
-        raise ValueError(f"{len(body)} tokens in blocks of {block} leave no interleaved validation block "
-                         f"(every {every}-th); use a smaller block or a longer corpus")
-    return Splits(np.concatenate(parts[0]), np.concatenate(parts[1]), tail)
 
 
 def _check_text(data: bytes, where: str) -> str:

@@ -1,5 +1,5 @@
 """Softmax-robust data-only estimators of the teacher kernel K* and its rank ("Beyond the paper": the
-softmax predictability frontier, ``sections/frontier.py``). The task is Y = softmax(X K* Xᵀ/√D) X V* + E
+softmax predictability frontier, ``sections/frontier``). The task is Y = softmax(X K* Xᵀ/√D) X V* + E
 of ``tasks.make_attention_task``; nothing here reads r*, K* or σ.
 
 Two fits of K, each with V given (V-known) or not (V-unknown):
@@ -12,11 +12,8 @@ Two fits of K, each with V given (V-known) or not (V-unknown):
   for any M̂ (it never takes the log of a noisy weight; its expectation over the noise is minimized at K*).
   V-unknown: alternated with the least-squares V-step.
 
-One reading of the rank for both (``read_ranks``), with one tuning knob, the threshold τ: τ = 2ê, where
-the noise edge ê is measured from the data by ``split_half_edge`` (half the spectral norm of the
-difference between the fits on two random halves of the samples, whose difference has twice the
-standard deviation of the full fit's noise). The integer rank counts singular values of K̂ above τ, and
-the energy effective rank (eq. 2) is read from K̂ truncated there.
+One reading of the rank for both, with one tuning knob, the threshold τ = 2ê, the noise edge ê measured
+from the data on two random halves of the samples (``rank_reading``: ``split_half_edge``, ``read_ranks``).
 
 Shapes: ``N`` samples, ``T`` tokens, ``D`` width, ``R`` rank. Everything is computed in float64 on the CPU.
 """
@@ -29,10 +26,8 @@ from dataclasses import dataclass
 
 import torch
 
-from . import spectral
 from .attention_estimators import recover_mixing
-
-EDGE_MULTIPLE = 2.0  # τ = 2ê, the same multiple of the noise edge as the V-known numerical-rank rule
+from .rank_reading import EDGE_MULTIPLE, read_ranks, split_half_edge
 
 
 @dataclass(frozen=True)
@@ -197,36 +192,6 @@ def _fit_logistic(X, Y, V, K0, tol, max_iter, rounds):
         if moved <= ROUND_TOL * float(K.norm()):
             return K, W, step, True
     return K, W, rounds, False
-
-
-def split_half_edge(fit, X: torch.Tensor, Y: torch.Tensor, seed: int) -> float:
-    """The noise edge ê of an estimator, measured from the data: ‖K̂_A − K̂_B‖₂ / 2.
-
-    The samples are split into two random halves A and B (``seed``) and ``fit(X_h, Y_h)`` — the estimator
-    itself, from its own start — is run on each. The halves' errors are independent, each with twice the
-    variance of the full fit's, so K̂_A − K̂_B has twice the full fit's standard deviation and half its
-    spectral norm estimates the spectral norm of the full fit's error (a bias common to both cancels).
-    The fits start cold, not from the full-data K̂: a warm start already within a half's stopping rule
-    would not move, and the edge would shrink towards 0.
-    """
-    order = torch.randperm(X.shape[0], generator=torch.Generator().manual_seed(seed))
-    half = X.shape[0] // 2
-    A, B = order[:half], order[half:2 * half]
-    return float(torch.linalg.matrix_norm(fit(X[A], Y[A]) - fit(X[B], Y[B]), ord=2)) / 2
-
-
-def read_ranks(K, threshold: float) -> tuple[int, float, float]:
-    """(numerical rank, truncated energy rank, raw energy rank) of K : (D, D) at ``threshold`` τ ≥ 0.
-
-    The numerical rank counts singular values above τ; the truncated energy rank is eq. (2) of those
-    singular values alone (0 when none is above τ); the raw one is eq. (2) of all of them.
-    """
-    if not (isinstance(threshold, int | float) and math.isfinite(threshold) and threshold >= 0):
-        raise ValueError(f"threshold must be a finite non-negative number, got {threshold!r}")
-    s = torch.linalg.svdvals(torch.as_tensor(K, dtype=torch.float64))
-    kept = s[s > threshold]
-    truncated = float(spectral.energy_effective_rank(torch.diag(kept))) if len(kept) else 0.0
-    return len(kept), truncated, float(spectral.energy_effective_rank(torch.diag(s)))
 
 
 def _estimate(X, Y, V, fit, seed) -> SoftmaxEstimate:
