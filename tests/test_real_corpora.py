@@ -52,7 +52,7 @@ def test_with_three_corpora_every_claim_has_a_row_and_a_verdict_derived_from_its
 def test_the_specification_table_is_recomputed_under_every_reading(three):
     spec = section.specification(three)
     assert set(spec.index) == set(section.CLAIMS)
-    readings = section.analysis.readings(three)
+    readings = section.tables.readings(three)
     assert {"main", "predictor: cca_rank", "kernel: layer_kernel_rank", "full_rank: R_eff ≥ 0.9 T"} <= set(spec.columns)
     assert set(spec.columns) - {"flips on"} <= set(readings)
     # The ridge claim under two readings of "full rank", recomputed here from the stored rows:
@@ -237,16 +237,16 @@ def test_a_verdict_that_flips_with_the_budget_is_marked_in_the_main_table(three,
 
 def test_the_pooled_correlation_is_pearson_over_every_cell_with_its_critical_r():
     from entropic.engine import statistics
-    from entropic.sections.real_corpora import analysis
+    from entropic.sections.real_corpora import across_corpora
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=18)
     y = 0.9 * x + 0.3 * rng.normal(size=18)
-    r, p, _, _, n = analysis.pooled(x, y)
+    r, p, _, _, n = across_corpora.pooled(x, y)
     assert n == 18 and r == pytest.approx(np.corrcoef(x, y)[0, 1]) and p < 0.05
-    r0, p0, *_ = analysis.pooled(x, rng.normal(size=18))
+    r0, p0, *_ = across_corpora.pooled(x, rng.normal(size=18))
     assert abs(r0) < statistics.critical_r(18) and p0 > 0.05  # no relationship: below the |r| 18 points need
-    assert analysis.pooled(x[:2], y[:2]) is None
+    assert across_corpora.pooled(x[:2], y[:2]) is None
     assert statistics.critical_r(6) == pytest.approx(0.811, abs=1e-3)
     assert statistics.critical_r(18) == pytest.approx(0.468, abs=1e-3)
     assert abs(-0.272) < statistics.critical_r(6)  # the paper's own r would not be significant with six corpora

@@ -33,6 +33,9 @@ from ...pipeline.verdicts import Claim
 
 TITLE = "App. B Real-corpus diagnostics"
 TABLE = "tbl-real_corpora-appendix_b"  # the label of the page's table beside the paper (the ledger links to it)
+# Torch threads per job kind (``pipeline.cluster.threads_for``; data jobs run on one): its CPU models trained on
+# both cores of a 2-core machine. A job's numbers depend on its thread count, so it is fixed wherever it runs.
+THREADS = {"train": 2}
 
 CLAIMS = {
     "pearson": Claim("Pearson r = −0.272: the sign is wrong", -0.272, "App. B.2"),
@@ -332,14 +335,8 @@ def fit(job: Job, scratch=None) -> dict[str, list[dict]]:
     return fit_train(job, scratch) if kind == "train" else FITS[kind](job)
 
 
-from .analysis import (  # noqa: E402  (the tables and figures the page shows)
-    cells,
-    compare,
-    correlations,
-    measure_variation,
-    specification,
-    trajectory,
-)
+from .across_corpora import correlations  # noqa: E402
+from .analysis import cells, measure_variation, trajectory  # noqa: E402  (the tables and figures the page shows)
 from .declared import DECLARED  # noqa: E402
 from .figures import (  # noqa: E402
     facts,
@@ -354,6 +351,7 @@ from .grid import availability, budgets  # noqa: E402
 from .long_run import trajectory as long_run_trajectory  # noqa: E402
 from .long_run import verdicts as long_run_verdicts  # noqa: E402
 from .readings import spectra_table  # noqa: E402
+from .tables import compare, specification  # noqa: E402
 
 __all__ = [
     "CLAIMS",

@@ -9,18 +9,16 @@ choice changed at a time and says which claims hold under every reading and whic
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 
 from ...engine import statistics as stats
 from ...pipeline import verdicts
-from . import CLAIMS, long_run
-from .grid import budgets, cv, grid, main_budget, point
+from . import CLAIMS
 from .grid import cells as _cells
+from .grid import cv, grid, point
 from .grid import per_seed as _per_seed
-from .readings import ALTERNATIVES, ENTROPIES, MAIN, MEASURES, MIN_CORPORA, PREDICTORS, Reading
+from .readings import ENTROPIES, MAIN, MEASURES, MIN_CORPORA, PREDICTORS, Reading
 
 
 def per_seed(results, reading: Reading = MAIN) -> pd.DataFrame:
@@ -251,161 +249,3 @@ def _largest_cv(seeds: pd.DataFrame, reading: Reading) -> float:
     measures = [reading.participation if m == "attention_participation_ratio" else m for m in MEASURES]
     means = seeds.groupby(["d_model", "corpus"])[measures].mean()
     return float(cv(means.groupby(level="d_model")).max().max())
-
-
-def compare(results) -> pd.DataFrame:
-    """App. B beside the paper under the main reading, with a column saying which claims flip under other
-    readings and on which choice."""
-    if "heads" not in results.tables or "predictor" not in results.tables:
-        return verdicts.table([verdicts.undefined(k, c, "range", "no model or no corpus is stored", estimator=KINDS[k])
-                               for k, c in CLAIMS.items()])
-    rows = claims(results, dataclasses.replace(MAIN, budget=main_budget(results)))
-    spec = specification(results)
-    table = verdicts.table([{k: v for k, v in row.items() if k != "key"} for row in rows])
-    budget_notes = by_budget(results, spec)
-    table["by budget"] = [budget_notes.get(row["key"], "") for row in rows]
-    table["note"] = [f"The verdict depends on the budget: {text.removeprefix('differs: ')} (final checkpoints)."
-                     if text.startswith("differs") else "" for text in table["by budget"]]
-    table["undecided"] = ["budget" if text.startswith("differs") else "" for text in table["by budget"]]
-    long = long_run.verdicts(results)
-    if len(long):  # the layer ranges, read again on the long run by its declared rule
-        where = [row["key"] for row in rows].index("layer_values")
-        said = "; ".join(f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
-                         f"({r['change over the last doubling']:+.1%} over the last doubling): {r['outcome']}"
-                         for _, r in long.iterrows())
-        table.iloc[where, table.columns.get_loc("note")] = (table["note"].iloc[where] + " " if table["note"].iloc[where]
-                                                            else "") + f"The long run: {said}."
-        if (long["outcome"] == long_run.UNDECIDED).any():
-            table.iloc[where, table.columns.get_loc("undecided")] = "budget"
-    table["under other readings"] = [spec["flips on"].get(row["key"], "") for row in rows]
-    return table
-
-
-def _budget_column(results, budget: int) -> str:
-    return "main" if budget == main_budget(results) else f"budget: {budget / 1e6:g}M at 100%"
-
-
-def by_budget(results, spec: pd.DataFrame) -> dict[str, str]:
-    """Per claim: whether it holds at the final checkpoint of every budget stored ("same at every budget",
-    or the budgets at which it holds and fails, each incomplete grid named with its cells)."""
-    table = budgets(results)
-    stored = [int(b) for b, row in table.iterrows() if row["cells stored"]]
-    out = {}
-    for key, row in spec.iterrows():
-        marks = {b: row.get(_budget_column(results, b)) for b in stored}
-        marks = {b: m for b, m in marks.items() if m is not None and not pd.isna(m)}
-        if len(marks) < 2 or len(set(marks.values())) == 1:
-            out[key] = "same at every budget" if len(marks) > 1 else ""
-            continue
-
-        def named(b):
-            cells = table.loc[b]
-            return f"{b / 1e6:g}M" + ("" if cells["complete"] else
-                                      f" ({int(cells['cells stored'])} of {int(cells['cells asked'])} cells)")
-
-        holds = [named(b) for b, m in marks.items() if m]
-        fails = [named(b) for b, m in marks.items() if not m]
-        out[key] = f"differs: holds at {', '.join(holds)}; fails at {', '.join(fails)}"
-    return out
-
-
-def readings(results) -> dict[str, Reading]:
-    """Every reading the specification table uses: the main one and one change at a time, including the
-    other budgets and checkpoints stored and the other widths."""
-    main = main_budget(results)
-    base = dataclasses.replace(MAIN, budget=main)
-    out = {"main": base}
-    for field, values in ALTERNATIVES.items():
-        for value in values:
-            out[f"{field}: {value}"] = dataclasses.replace(base, **{field: value})
-    models = grid(results, "models")
-    points = models.drop_duplicates(["budget", "fraction"])[["budget", "fraction"]]
-    for budget, fraction in points.itertuples(index=False):
-        if (budget, fraction) != (main, 1.0):
-            out[f"budget: {budget / 1e6:g}M at {fraction:.0%}"] = dataclasses.replace(base, budget=int(budget),
-                                                                                    fraction=float(fraction))
-    for width in sorted(set(models["d_model"]))[:-1]:
-        out[f"width: {width}"] = dataclasses.replace(base, width=int(width))
-    return out
-
-
-def specification(results) -> pd.DataFrame:
-    """One row per claim, one column per reading (✓ holds, ✗ fails, — undefined there), and the choices on
-    which the claim flips."""
-    columns = {}
-    for label, reading in readings(results).items():
-        try:
-            rows = claims(results, reading, spread=False)
-        except (KeyError, ValueError, IndexError):  # a reading the stored rows cannot support (a missing width)
-            continue
-        columns[label] = {r["key"]: None if r["verdict"] == verdicts.UNDEFINED else
-                          bool(r["claim holds"] and r["verdict"] != verdicts.NOT_SIGNIFICANT) for r in rows}
-    frame = pd.DataFrame(columns)
-    if frame.empty:  # no reading the stored rows support (e.g. a single corpus)
-        return pd.DataFrame({"flips on": pd.Series(dtype=object)}).rename_axis("claim")
-    flips = []
-    for _, row in frame.iterrows():
-        main = row["main"]
-        changed = ", ".join(dict.fromkeys(label.split(":")[0] for label, value in row.items()
-                                          if value is not None and not pd.isna(value) and value != main))
-        flips.append(changed or ("holds under every reading" if main else "fails under every reading"))
-    frame.insert(0, "flips on", flips)
-    frame.index.name = "claim"
-    return frame
-
-
-def correlations(results) -> pd.DataFrame:
-    """Every correlation of App. B at every budget stored, in two units: the corpora at each width (the
-    paper's unit in B.2 and B.3 (ii)) and the corpus × width cells pooled (B.3 (i)'s unit): r, permutation
-    p-value, 95 % seed-bootstrap interval (corpora only) and the |r| that many points need for p < 0.05."""
-    rows = []
-    main = main_budget(results)
-    models = grid(results, "models")
-    for budget in sorted(set(models["budget"])):
-        tag = f"{budget / 1e6:g}M" + (" (main)" if budget == main else "")
-        for width in [*sorted(set(models["d_model"])), None]:
-            reading = dataclasses.replace(MAIN, budget=int(budget), width=width or int(models["d_model"].max()))
-            table = cells(results, reading)
-            if width is not None and width not in set(table.index.get_level_values("d_model")):
-                continue
-            for name, (x, y) in _pairs(results, reading, table).items():
-                if width is None:  # every cell of this budget, pooled
-                    found = pooled(x, table[y])
-                    unit = f"{len(table)} corpus × width cells, pooled"
-                else:
-                    found = _correlation(results, reading, lambda n, x=x, width=width: x.xs(width, level="d_model")
-                                         .loc[n], y)
-                    unit = f"corpora at d_model = {width}"
-                if found is None:
-                    continue
-                r, p, _, (low, high), n = found
-                rows.append({"budget": tag, "unit": unit, "pair": name, "points": n, "Pearson r": r,
-                             "p (permutation)": p, "|r| needed for p < 0.05": stats.critical_r(n),
-                             "95 % seed interval": f"{low:.2f} to {high:.2f}" if width is not None else "—"})
-    return pd.DataFrame(rows)
-
-
-def _pairs(results, reading: Reading, table: pd.DataFrame) -> dict[str, tuple[pd.Series, str]]:
-    """Each correlation of App. B: (x per (corpus, d_model) cell, the column of ``table`` it is set against)."""
-    pred = results["predictor"].set_index("corpus")
-    corpus = table.index.get_level_values("corpus")
-
-    def per_cell(column):
-        return pd.Series(pred.loc[corpus, column].to_numpy(), index=table.index)
-
-    return {"predicted vs measured": (per_cell(reading.predictor), reading.kernel),
-            "validation loss vs measured": (table[reading.split], reading.kernel),
-            "H₁ (unigram) vs FFN stable rank": (per_cell("unigram_entropy"), "ffn_in_stable_rank"),
-            "H(x_t | x_{t−1}) vs FFN stable rank": (per_cell("conditional_entropy"), "ffn_in_stable_rank")}
-
-
-def pooled(x, y):
-    """(r, permutation p, 0, (r, r), points) of Pearson between two per-cell series over every cell (the
-    cells of one corpus are not independent: widths share the corpus, so the p-value is optimistic)."""
-    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    keep = np.isfinite(x) & np.isfinite(y)
-    if keep.sum() < MIN_CORPORA:
-        return None
-    r = stats.pearson(x[keep], y[keep])
-    return r, stats.permutation_p(x[keep], y[keep]), 0.0, (r, r), int(keep.sum())
-

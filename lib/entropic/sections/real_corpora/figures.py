@@ -8,9 +8,11 @@ import pandas as pd
 
 from ...engine import corpora
 from ...engine import statistics as stats
-from ...pipeline import figures
-from . import analysis, grid, long_run
-from .analysis import MAIN, MEASURES, PREDICTORS, cells, main_budget, per_seed
+from ...pipeline import figures, verdicts
+from . import CLAIMS, analysis, grid, long_run, tables
+from .analysis import cells, per_seed
+from .grid import main_budget
+from .readings import ENTROPIES, MAIN, MEASURES, MIN_CORPORA, PREDICTORS, Reading
 
 
 def _span(values) -> str:
@@ -74,7 +76,7 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
     steps = analysis.trajectory(results)
     if len(steps):
         out["trajectory_text"] = _trajectory_text(steps)
-    spec = analysis.specification(results) if spec is None else spec
+    spec = tables.specification(results) if spec is None else spec
     robust = spec["flips on"].astype(str).str.endswith("every reading")
     out |= {"spec_claims": len(spec), "spec_robust": int(robust.sum()),
             "spec_flipping": ", ".join(f"`{claim}` (on {row['flips on']})" for claim, row in spec[~robust].iterrows())
@@ -87,9 +89,9 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
     in words, H₁ under two readings, and how the predictor changed with its null."""
     n = len(pred)
     out = {}
-    if n >= analysis.MIN_CORPORA:
+    if n >= MIN_CORPORA:
         need, cells_need = stats.critical_r(n), stats.critical_r(n * widths)
-        paper = abs(analysis.CLAIMS["pearson"].value)
+        paper = abs(CLAIMS["pearson"].value)
         out |= {"critical_corpora": need, "critical_cells": cells_need,
                 "paper_r_text": f"with {n} corpora a correlation needs |r| ≥ {need:.2f} for p < 0.05 (and "
                                 f"{cells_need:.2f} over {n * widths} pooled cells); the paper's own r = "
@@ -103,7 +105,7 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
         f"'collapses to full rank for every corpus' {'holds' if full == n else 'fails'} under the main reading "
         f"(at the float32 rule the ranks are {_span(pred['ridge_numerical_rank_float32'])}). Its effective rank is "
         f"{_span(pred['ridge_rank'] / T)} of $T$: far from spread over every direction.")
-    if n >= analysis.MIN_CORPORA:
+    if n >= MIN_CORPORA:
         out["predictor_change"] = (
             f"Under the max-over-lags null the six predicted ranks are {_span(pred['effective_lags'])} "
             f"({_span(pred['informative_lags'])} informative lags); under the earlier lag-1 rule "
@@ -117,13 +119,13 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
 def _entropy_facts(results, budget: int) -> dict:
     """The FFN claim under both readings of H₁, in one sentence."""
     parts = []
-    for entropy, label in analysis.ENTROPIES.items():
-        reading = analysis.Reading(budget=budget, entropy=entropy)
+    for entropy, label in ENTROPIES.items():
+        reading = Reading(budget=budget, entropy=entropy)
         try:
             row = next(r for r in analysis.claims(results, reading, spread=False) if r["key"] == "ffn")
         except (KeyError, ValueError):
             return {}
-        if row["verdict"] == analysis.verdicts.UNDEFINED:
+        if row["verdict"] == verdicts.UNDEFINED:
             return {}
         parts.append(f"with {label}, r = {row['ours']:.2f} (p = {row['p']:.3f}): {row['verdict']}")
     return {"entropy_text": "The paper does not define $H_1$. Pearson($H_1$, FFN stable rank) at the largest width "

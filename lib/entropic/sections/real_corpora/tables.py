@@ -1,0 +1,115 @@
+"""App. B's main table and its specification table: every claim under the main reading, marked where its
+verdict depends on the budget, and recomputed under every other reading (see ``analysis``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pandas as pd
+
+from ...pipeline import verdicts
+from . import CLAIMS, long_run
+from .analysis import KINDS, claims
+from .grid import budgets, grid, main_budget
+from .readings import ALTERNATIVES, MAIN, Reading
+
+
+def compare(results) -> pd.DataFrame:
+    """App. B beside the paper under the main reading, with a column saying which claims flip under other
+    readings and on which choice."""
+    if "heads" not in results.tables or "predictor" not in results.tables:
+        return verdicts.table([verdicts.undefined(k, c, "range", "no model or no corpus is stored", estimator=KINDS[k])
+                               for k, c in CLAIMS.items()])
+    rows = claims(results, dataclasses.replace(MAIN, budget=main_budget(results)))
+    spec = specification(results)
+    table = verdicts.table([{k: v for k, v in row.items() if k != "key"} for row in rows])
+    budget_notes = by_budget(results, spec)
+    table["by budget"] = [budget_notes.get(row["key"], "") for row in rows]
+    table["note"] = [f"The verdict depends on the budget: {text.removeprefix('differs: ')} (final checkpoints)."
+                     if text.startswith("differs") else "" for text in table["by budget"]]
+    table["undecided"] = ["budget" if text.startswith("differs") else "" for text in table["by budget"]]
+    long = long_run.verdicts(results)
+    if len(long):  # the layer ranges, read again on the long run by its declared rule
+        where = [row["key"] for row in rows].index("layer_values")
+        said = "; ".join(f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
+                         f"({r['change over the last doubling']:+.1%} over the last doubling): {r['outcome']}"
+                         for _, r in long.iterrows())
+        table.iloc[where, table.columns.get_loc("note")] = (table["note"].iloc[where] + " " if table["note"].iloc[where]
+                                                            else "") + f"The long run: {said}."
+        if (long["outcome"] == long_run.UNDECIDED).any():
+            table.iloc[where, table.columns.get_loc("undecided")] = "budget"
+    table["under other readings"] = [spec["flips on"].get(row["key"], "") for row in rows]
+    return table
+
+
+def _budget_column(results, budget: int) -> str:
+    return "main" if budget == main_budget(results) else f"budget: {budget / 1e6:g}M at 100%"
+
+
+def by_budget(results, spec: pd.DataFrame) -> dict[str, str]:
+    """Per claim: whether it holds at the final checkpoint of every budget stored ("same at every budget",
+    or the budgets at which it holds and fails, each incomplete grid named with its cells)."""
+    table = budgets(results)
+    stored = [int(b) for b, row in table.iterrows() if row["cells stored"]]
+    out = {}
+    for key, row in spec.iterrows():
+        marks = {b: row.get(_budget_column(results, b)) for b in stored}
+        marks = {b: m for b, m in marks.items() if m is not None and not pd.isna(m)}
+        if len(marks) < 2 or len(set(marks.values())) == 1:
+            out[key] = "same at every budget" if len(marks) > 1 else ""
+            continue
+
+        def named(b):
+            cells = table.loc[b]
+            return f"{b / 1e6:g}M" + ("" if cells["complete"] else
+                                      f" ({int(cells['cells stored'])} of {int(cells['cells asked'])} cells)")
+
+        holds = [named(b) for b, m in marks.items() if m]
+        fails = [named(b) for b, m in marks.items() if not m]
+        out[key] = f"differs: holds at {', '.join(holds)}; fails at {', '.join(fails)}"
+    return out
+
+
+def readings(results) -> dict[str, Reading]:
+    """Every reading the specification table uses: the main one and one change at a time, including the
+    other budgets and checkpoints stored and the other widths."""
+    main = main_budget(results)
+    base = dataclasses.replace(MAIN, budget=main)
+    out = {"main": base}
+    for field, values in ALTERNATIVES.items():
+        for value in values:
+            out[f"{field}: {value}"] = dataclasses.replace(base, **{field: value})
+    models = grid(results, "models")
+    points = models.drop_duplicates(["budget", "fraction"])[["budget", "fraction"]]
+    for budget, fraction in points.itertuples(index=False):
+        if (budget, fraction) != (main, 1.0):
+            out[f"budget: {budget / 1e6:g}M at {fraction:.0%}"] = dataclasses.replace(base, budget=int(budget),
+                                                                                    fraction=float(fraction))
+    for width in sorted(set(models["d_model"]))[:-1]:
+        out[f"width: {width}"] = dataclasses.replace(base, width=int(width))
+    return out
+
+
+def specification(results) -> pd.DataFrame:
+    """One row per claim, one column per reading (✓ holds, ✗ fails, — undefined there), and the choices on
+    which the claim flips."""
+    columns = {}
+    for label, reading in readings(results).items():
+        try:
+            rows = claims(results, reading, spread=False)
+        except (KeyError, ValueError, IndexError):  # a reading the stored rows cannot support (a missing width)
+            continue
+        columns[label] = {r["key"]: None if r["verdict"] == verdicts.UNDEFINED else
+                          bool(r["claim holds"] and r["verdict"] != verdicts.NOT_SIGNIFICANT) for r in rows}
+    frame = pd.DataFrame(columns)
+    if frame.empty:  # no reading the stored rows support (e.g. a single corpus)
+        return pd.DataFrame({"flips on": pd.Series(dtype=object)}).rename_axis("claim")
+    flips = []
+    for _, row in frame.iterrows():
+        main = row["main"]
+        changed = ", ".join(dict.fromkeys(label.split(":")[0] for label, value in row.items()
+                                          if value is not None and not pd.isna(value) and value != main))
+        flips.append(changed or ("holds under every reading" if main else "fails under every reading"))
+    frame.insert(0, "flips on", flips)
+    frame.index.name = "claim"
+    return frame
