@@ -139,3 +139,50 @@ def test_wall_times_are_not_compared_and_added_tables_are_named():
     assert differences and "a differ" in differences[0]
     with pytest.raises(ValueError, match="sample"):
         rekey.rekey("surrogate", "paper", sample=0)
+
+
+def test_a_sample_whose_bytes_differ_is_judged_against_the_code_that_stored_it(section, monkeypatch):
+    section()
+    runner.run("rekeyed", "paper", compute=True, progress=False, log=lambda *_: None)
+    folder = paths.RESULTS / "paper" / "rekeyed"
+    for path in folder.glob("*.json"):  # the stored bytes of another machine: the last digit differs
+        data = json.loads(path.read_text())
+        for row in data["tables"]["values"]:
+            row["value"] += 1e-12
+        data["provenance"]["commit"] = "abc1234"
+        payload = {k: data[k] for k in ("format", "job", "params", "key", "tables", "provenance")}
+        path.write_text(json.dumps({**payload, "checksum": store._checksum(payload)}))
+    section(name="renamed")
+    calls = []
+
+    def same_code(section_name, job, entry, commit, threads):  # the stored commit's code, computing here
+        calls.append(commit)
+        return rekey._normal(runner.cluster.compute(section_name, job)[0])
+
+    monkeypatch.setattr(rekey, "old_code", same_code)
+    groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)
+    assert groups[0].verified and groups[0].rekeyed == 4 and set(calls) == {"abc1234"}
+    assert set(groups[0].against.values()) == {"the code of commit abc1234, recomputed on this machine"}
+
+    section(scale=5.0)  # now a real change: the old code's bytes differ from the new code's
+    monkeypatch.setattr(rekey, "old_code", lambda *args: {"values": [{"seed": 0, "value": -1.0, "seconds": 0.0}]})
+    groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)
+    assert not groups[0].verified and groups[0].rekeyed == 0
+
+
+@pytest.mark.integration
+def test_the_code_of_a_commit_is_checked_out_and_computes_the_job_it_stored(tmp_path):
+    """HEAD's own code, in a worktree beside the project, computes a tiny surrogate job as this tree does."""
+    import subprocess
+
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=paths.ROOT, capture_output=True, text=True)
+    if head.returncode or subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "lib"], cwd=paths.ROOT).returncode:
+        pytest.skip("needs a clone whose lib/ is its HEAD commit")
+    module, _, jobs = runner.plan("surrogate", "tiny")
+    job = next(j for j in jobs if j.params.get("kind") == "data_only")
+    key = runner.versions.version_key(module, "data_only")
+    entry = store.Entry(job.id, job.params, key, {}, {})
+    old = rekey.old_code("surrogate", job, entry, head.stdout.strip(), 1)
+    assert rekey.compare_tables(old, runner.cluster.compute("surrogate", job, threads=1)[0]) == ([], [])
+    with pytest.raises(ValueError, match="version key"):
+        rekey.old_code("surrogate", job, store.Entry(job.id, job.params, "0" * 12, {}, {}), head.stdout.strip(), 1)

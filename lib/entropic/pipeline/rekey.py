@@ -6,9 +6,14 @@ verifies instead of assuming: for the entries of a section that are stale only b
 it groups them by (job kind, the key they were stored under), recomputes a **sample** of each group with
 the current code — on this machine, with the thread count each sampled entry was computed with — and
 compares every table the stored entry holds, value for value (wall-time columns, whose names end in
-``seconds``, excepted). When every sample of a group reproduces its entry, every entry of that group is
-re-written under the current key, its provenance recording the old key, the new key, the ids verified and
-the tables the new code adds (which re-keyed entries do not hold). When any sample differs, nothing of that
+``seconds``, excepted). Floating point is not bit-reproducible across machines (another CPU's vector units
+round differently), so where a sample differs from its stored bytes, the sample is computed once more under
+**the code that stored it** (the commit in its provenance, checked out beside the project, its version key
+checked against the entry's): when old and new code give the same bytes on this machine, the change is
+behaviour-preserving and the sample counts as verified. When every sample of a group is verified, every
+entry of that group is re-written under the current key, its provenance recording the old key, the new
+key, the ids verified and against what, and the tables the new code adds (which re-keyed entries do not
+hold). When any sample differs, nothing of that
 group is re-keyed and the differences are listed. Each entry is re-written atomically, one after another:
 an interrupted re-key leaves every entry old-keyed or new-keyed, never broken, and running it again
 finishes the rest.
@@ -25,10 +30,15 @@ from __future__ import annotations
 import datetime
 import json
 import math
+import os
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .. import sections
+from .. import paths, sections
 from . import cluster, runner, store, versions
 
 TIMING = "seconds"  # columns whose names end so are wall times: never compared
@@ -43,6 +53,7 @@ class Group:
     new: str
     jobs: list = field(default_factory=list)  # (job, entry)
     sample: list = field(default_factory=list)  # ids recomputed
+    against: dict = field(default_factory=dict)  # id -> "stored bytes" or "the code of commit …, here"
     differences: list[str] = field(default_factory=list)
     added: list[str] = field(default_factory=list)  # tables the new code adds
     rekeyed: int = 0
@@ -124,17 +135,77 @@ def choose(module, group: Group, sample: int = 1, cheap: float = 0.0) -> list:
 
 
 def _recompute(section: str, job, entry, shelf) -> dict:
-    """The job's tables under the current code, with the thread count its stored entry was computed with."""
-    import torch
-
-    threads = torch.get_num_threads()
-    torch.set_num_threads(int(entry.provenance.get("threads") or threads))
+    """The job's tables under the current code, with the thread count its stored entry was computed with (the
+    section's own when the entry does not say)."""
+    threads = entry.provenance.get("threads")
     try:
-        tables, _ = cluster.compute(section, job, shelf.scratch(job))
+        tables, _ = cluster.compute(section, job, shelf.scratch(job), threads=int(threads) if threads else None)
     finally:
-        torch.set_num_threads(threads)
         shelf.scratch(job).unlink(missing_ok=True)
     return tables
+
+
+# Run by ``old_code`` in a checkout of the stored entry's commit: the job's tables under that code, as JSON.
+_OLD = """
+import json, sys, torch
+from entropic import sections
+from entropic.pipeline import cluster, store, versions
+section, name, params, threads, key = json.loads(sys.argv[1])
+module = sections.module(section)
+own = versions.version_key(module, params.get("kind"))
+if own != key:
+    sys.exit(f"the code of this commit has version key {own}, the entry {key}")
+torch.set_num_threads(threads)
+tables, _ = cluster.compute(section, store.Job(name, params))
+print(json.dumps(tables, default=store._json))
+"""
+
+
+def old_code(section: str, job, entry, commit: str, threads: int) -> dict:
+    """The job's tables under the code of ``commit`` (checked out beside the project for the call), whose
+    version key must be the entry's; ValueError naming the reason when that cannot be done."""
+    with tempfile.TemporaryDirectory(prefix="entropic-rekey-") as folder:
+        tree = Path(folder) / "tree"
+        made = subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit], cwd=paths.ROOT,
+                              capture_output=True, text=True)
+        if made.returncode:
+            raise ValueError(f"cannot check out commit {commit!r}: {made.stderr.strip() or made.stdout.strip()}")
+        try:
+            corpora = paths.ROOT.parent / "shared" / "corpora"
+            env = {**os.environ, "PYTHONPATH": str(tree / "lib"), "ENTROPIC_RESULTS": str(Path(folder) / "results"),
+                   "OMP_NUM_THREADS": str(threads), **({"ENTROPIC_CORPORA": str(corpora)} if corpora.is_dir() else {})}
+            argument = json.dumps([section, job.name, job.params, threads, entry.key])
+            done = subprocess.run([sys.executable, "-c", _OLD, argument], cwd=tree, env=env, capture_output=True,
+                                  text=True)
+            if done.returncode:
+                raise ValueError(f"the code of commit {commit} could not compute {job.id}: "
+                                 f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
+            return json.loads(done.stdout.strip().splitlines()[-1])
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=paths.ROOT, capture_output=True)
+
+
+def _verify(section: str, job, entry, shelf, group: Group, log) -> None:
+    """Recompute one sample under the current code and compare it with its stored entry; where the bytes
+    differ, with the same job under the code that stored it (see the module docstring)."""
+    fresh = _recompute(section, job, entry, shelf)
+    differences, added = compare_tables(entry.tables, fresh)
+    group.sample.append(job.id)
+    group.added = sorted(set(group.added) | set(added))
+    against = "stored bytes"
+    commit = entry.provenance.get("commit")
+    if differences and commit and commit != "unknown":
+        log(f"[entropic] {job.id}: differs from its stored bytes ({differences[0]}); computing it under the code "
+            f"of commit {commit} on this machine, to tell the code from the machine")
+        try:
+            old = old_code(section, job, entry, commit, int(entry.provenance.get("threads") or 1))
+        except ValueError as error:
+            differences.append(str(error))
+        else:
+            differences = [d for d in compare_tables(old, fresh)[0]]
+            against = f"the code of commit {commit}, recomputed on this machine"
+    group.against[job.id] = against
+    group.differences += [f"{job.id}: {d}" for d in differences]
 
 
 def rekey(section: str, profile: str = "paper", *, sample: int = 1, cheap: float = 0.0,
@@ -154,19 +225,16 @@ def rekey(section: str, profile: str = "paper", *, sample: int = 1, cheap: float
         log(f"[entropic] {section}: {len(group.jobs)} entries of kind {group.kind} stored under {group.old}; "
             f"recomputing {len(chosen)} under {group.new}")
         for job, entry in chosen:
-            differences, added = compare_tables(entry.tables, _recompute(section, job, entry, shelf))
-            group.sample.append(job.id)
-            group.differences += [f"{job.id}: {d}" for d in differences]
-            group.added = sorted(set(group.added) | set(added))
-            if differences:
+            _verify(section, job, entry, shelf, group, log)
+            if group.differences:
                 break
         if not group.verified:
             log(f"[entropic] {section}: not re-keyed ({group.kind}, {group.old}): " + "; ".join(group.differences))
             continue
         stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         for job, entry in group.jobs:
-            record = {"from": group.old, "to": group.new, "verified": group.sample, "date": stamp,
-                      "tables added by the new code, not held": group.added}
+            record = {"from": group.old, "to": group.new, "verified": group.sample, "against": group.against,
+                      "date": stamp, "tables added by the new code, not held": group.added}
             provenance = {**entry.provenance, "rekeyed": [*entry.provenance.get("rekeyed", []), record]}
             shelf.save(job, group.new, entry.tables, provenance)
             group.rekeyed += 1
