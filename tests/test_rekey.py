@@ -183,6 +183,6 @@ def test_the_code_of_a_commit_is_checked_out_and_computes_the_job_it_stored(tmp_
     key = runner.versions.version_key(module, "data_only")
     entry = store.Entry(job.id, job.params, key, {}, {})
     old = rekey.old_code("surrogate", job, entry, head.stdout.strip(), 1)
-    assert rekey.compare_tables(old, runner.cluster.compute("surrogate", job, threads=1)[0]) == ([], [])
+    assert rekey.compare_tables(old, runner.cluster.compute("surrogate", job)[0]) == ([], [])
     with pytest.raises(ValueError, match="version key"):
         rekey.old_code("surrogate", job, store.Entry(job.id, job.params, "0" * 12, {}, {}), head.stdout.strip(), 1)
