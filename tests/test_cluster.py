@@ -1,7 +1,8 @@
 """Jobs on a Dask cluster: a real LocalCluster of worker processes on this machine, at tiny sizes.
 
-The distributed results equal the in-process ones bit for bit; a worker killed mid-sweep loses only its
-job; an interrupted client loses nothing stored and the next run computes only what is missing."""
+A job computes the same numbers whatever thread count its process has, so the distributed results equal
+the in-process ones bit for bit; a worker killed mid-sweep loses only its job; an interrupted client loses
+nothing stored and the next run computes only what is missing."""
 
 import os
 import signal
@@ -55,6 +56,56 @@ def facts(results):
 '''
 
 
+# A recovery job of §5 small enough for a test (a fraction of a second) and large enough that its trained numbers
+# depend on the number of torch threads (at the tiny profile's sizes torch runs everything on one thread).
+SENSITIVE = {"T": 16, "d": 16, "n": 300, "r_stars": [1], "seeds": [0], "teachers": ["linear_qk"], "steps": 10,
+             "recovery_steps": 20}
+
+
+def _recovery_job():
+    module, _, jobs = runner.plan("attention_native", "tiny", SENSITIVE)
+    return module, next(job for job in jobs if job.params["kind"] == "recovery")
+
+
+@pytest.fixture
+def held_threads():
+    """This process's torch thread count, restored after the test."""
+    held = torch.get_num_threads()
+    yield
+    torch.set_num_threads(held)
+
+
+def test_a_job_computes_the_same_numbers_whatever_thread_count_its_process_has(held_threads):
+    module, job = _recovery_job()
+    direct = {}
+    for count in (1, 2):
+        torch.set_num_threads(count)
+        direct[count] = module.fit(job)
+    assert store.differences(direct[1], direct[2])  # the fit alone: its numbers depend on the thread count
+    computed = {}
+    for count in (1, 2):
+        torch.set_num_threads(count)
+        computed[count] = cluster.compute("attention_native", job)
+        assert torch.get_num_threads() == count  # restored afterwards
+    assert computed[1][0] == computed[2][0] == direct[cluster.THREADS]  # through compute: identical tables
+    assert computed[1][1]["threads"] == computed[2][1]["threads"] == cluster.THREADS
+
+
+def test_a_section_declares_the_thread_count_of_its_heavy_jobs(held_threads, monkeypatch):
+    module, job = _recovery_job()
+    monkeypatch.setattr(module, "THREADS", {"recovery": 2}, raising=False)
+    torch.set_num_threads(1)
+    tables, provenance = cluster.compute("attention_native", job)
+    torch.set_num_threads(2)
+    assert tables == module.fit(job) and provenance["threads"] == 2 and cluster.threads_for(module, job) == 2
+    corpora = sections.module("real_corpora")
+    assert cluster.threads_for(corpora, store.Job("x", {"kind": "train"})) == 2  # App. B trains on two
+    assert cluster.threads_for(corpora, store.Job("x", {"kind": "data"})) == 1
+    monkeypatch.setattr(module, "THREADS", 0)
+    with pytest.raises(ValueError, match=r"THREADS must be a positive number of threads .* got 0"):
+        cluster.compute("attention_native", job)
+
+
 @pytest.fixture(scope="module")
 def scheduler():
     """The LocalCluster of ``--cluster local:2`` (two single-threaded worker processes), reached by its
@@ -79,17 +130,14 @@ def slow_section(tmp_path, monkeypatch):
         sys.modules.pop("entropic.sections.slow", None)
 
 
-def test_a_section_on_the_cluster_stores_exactly_what_a_local_run_stores(scheduler, tmp_path, monkeypatch):
+def test_a_section_on_the_cluster_stores_exactly_what_a_local_run_stores(scheduler, tmp_path, monkeypatch,
+                                                                        held_threads):
     address, _ = scheduler
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "local")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as each worker does: the same reductions, the same bits
-    try:
-        here = runner.run("surrogate", "tiny", progress=False)
-    finally:
-        torch.set_num_threads(threads)
+    torch.set_num_threads(2)  # this process on two threads, each worker on one: the jobs fix their own
+    here = runner.run("attention_native", "tiny", SENSITIVE, progress=False)
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "distributed")
-    there = runner.run("surrogate", "tiny", progress=False, cluster=address)
+    there = runner.run("attention_native", "tiny", SENSITIVE, progress=False, cluster=address)
     assert there.computed == len(here.entries) > 0
     assert [e.tables for e in there.entries] == [e.tables for e in here.entries]
     assert [e.key for e in there.entries] == [e.key for e in here.entries]
@@ -154,5 +202,16 @@ def test_a_worker_running_other_code_refuses_naming_both_keys():
     job = store.Job("seed0-data", {"kind": "data_only", "seed": 0, "T": 8, "d": 6, "r_star": 2, "sigma": 0.05,
                                    "n": 50, "spectrum": "sharp"})
     with pytest.raises(cluster.JobFailed, match=r"runs other code than the client .*client not-the-key"):
-        cluster._work("surrogate", job, "not-the-key", None, 1)
+        cluster._work("surrogate", job, "not-the-key", None)
     assert "surrogate" in sections.names()
+
+
+def test_an_unreachable_scheduler_is_one_line_in_seconds():
+    start = time.perf_counter()
+    with pytest.raises(cluster.Unreachable, match=r"^no Dask scheduler answers at tcp://127\.0\.0\.1:1 \(") as caught:
+        with cluster.client("tcp://127.0.0.1:1"):
+            pass
+    assert time.perf_counter() - start < cluster.CONNECT_SECONDS and "\n" not in str(caught.value)
+    with pytest.raises(cluster.Unreachable, match=r"nosuchhost\.invalid"):
+        cluster.check("tcp://nosuchhost.invalid:8786")
+    cluster.check("local:2")  # nothing to reach

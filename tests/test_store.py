@@ -40,3 +40,35 @@ def test_writes_are_atomic_and_leave_no_staging_file(tmp_path):
     shelf.save(JOB, "abc", {"t": [{"x": 1}]}, {})
     assert [p.name for p in shelf.folder.iterdir()] == [f"{JOB.id}.json"]
     assert json.loads(shelf.path(JOB).read_text())["checksum"]
+
+
+def _numbers(loss, seconds=1.0):
+    return {"sweep": [{"r": 1, "loss": loss, "seconds": seconds}]}
+
+
+def test_a_recomputed_entry_with_other_numbers_never_replaces_the_stored_one_silently(tmp_path):
+    shelf = Store("quick", "toy", root=tmp_path)
+    assert shelf.add(JOB, "abc", _numbers(0.47447264), {"threads": 1}) is None  # the first: stored
+    said = shelf.add(JOB, "abc", _numbers(0.47447261), {"threads": 2})
+    assert shelf.load(JOB).tables == _numbers(0.47447264)  # the first is kept
+    assert said.count("\n") == 0 and "sweep.loss" in said and "kept" in said and "1 thread(s)" in said
+    forced = shelf.add(JOB, "abc", _numbers(0.47447261), {"threads": 2}, force=True)
+    assert shelf.load(JOB).tables == _numbers(0.47447261) and "--force" in forced and "replaced" in forced
+    assert [p.name for p in shelf.folder.iterdir()] == [f"{JOB.id}.json"]  # no staging file left
+
+
+def test_wall_times_other_code_and_unreadable_entries_are_not_conflicts(tmp_path):
+    shelf = Store("quick", "toy", root=tmp_path)
+    shelf.add(JOB, "abc", _numbers(0.5, seconds=1.0), {"date": "first"})
+    assert shelf.add(JOB, "abc", _numbers(0.5, seconds=9.0), {"date": "second"}) is None
+    assert shelf.load(JOB).provenance["date"] == "first"  # the same numbers: the stored entry stays as it is
+    assert shelf.add(JOB, "newer-code", _numbers(0.7), {}) is None and shelf.load(JOB).key == "newer-code"
+    shelf.path(JOB).write_text("{")
+    assert shelf.add(JOB, "newer-code", _numbers(0.8), {}) is None and shelf.load(JOB).tables == _numbers(0.8)
+
+
+def test_differences_name_each_table_and_column_that_differs():
+    stored = {"a": [{"x": 1.0, "y": [1, 2], "seconds": 3.0}], "b": [{"z": float("nan")}]}
+    same = {"a": [{"x": 1.0, "y": [1, 2], "seconds": 4.0}], "b": [{"z": float("nan")}]}
+    assert store.differences(stored, same) == []  # wall times and NaN = NaN are no difference
+    assert store.differences(stored, {"a": [{"x": 1.5, "y": [1, 3]}], "b": []}) == ["a.x", "a.y", "b (rows)"]

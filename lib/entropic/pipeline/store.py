@@ -4,7 +4,8 @@ An entry holds the job's tidy rows (one list of rows per table), its parameters,
 of the code it ran, and provenance (package versions, device, wall time, date, stop rule, commit).
 Entries are written atomically (a temporary file, then a rename) and carry a checksum of their
 content, so an interrupted or corrupted write is detected on reading and the job is recomputed,
-never used.
+never used. A freshly computed entry never silently replaces a stored one of the same job and key whose
+numbers differ (:meth:`Store.add`): the first is kept, unless a recomputation was asked for.
 
 The version key (``pipeline.versions``) is computed by the runner; the store only stores it.
 """
@@ -15,16 +16,19 @@ import datetime
 import hashlib
 import importlib.metadata
 import json
+import math
 import os
 import platform
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import paths
 
 FORMAT = 1
+TIMING = "seconds"  # columns whose names end so are wall times: they differ from run to run, never compared
 
 
 @dataclass(frozen=True)
@@ -103,16 +107,87 @@ class Store:
             raise CorruptEntry(f"{path} fails its checksum or does not match its job")
         return Entry(data["job"], data["params"], data["key"], data["tables"], data["provenance"])
 
-    def save(self, job: Job, key: str, tables: dict[str, list[dict]], provenance: dict) -> Path:
+    def _staged(self, job: Job, key: str, tables: dict[str, list[dict]], provenance: dict) -> Path:
+        """The entry written to a staging file of its own (two processes may stage the same job at once)."""
         payload = {"format": FORMAT, "job": job.id, "params": job.params, "key": key,
                    "tables": tables, "provenance": provenance}
         text = json.dumps({**payload, "checksum": _checksum(payload)}, indent=1, sort_keys=True, default=_json)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=self.folder, prefix=f".{job.id}.", suffix=".partial")
+        with os.fdopen(handle, "w") as staging:
+            staging.write(text)
+        return Path(name)
+
+    def save(self, job: Job, key: str, tables: dict[str, list[dict]], provenance: dict) -> Path:
+        """Write the entry of ``job``, replacing any stored one."""
         path = self.path(job)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = path.with_suffix(".json.partial")
-        staging.write_text(text)
-        os.replace(staging, path)  # atomic: a reader sees the old entry or the new one, never half
+        os.replace(self._staged(job, key, tables, provenance), path)  # atomic: the old entry or the new, never half
         return path
+
+    def add(self, job: Job, key: str, tables: dict[str, list[dict]], provenance: dict,
+            force: bool = False) -> str | None:
+        """Store a freshly computed entry; returns None, or one line when a stored entry of the same job and
+        key has other numbers (:func:`differences`). That entry was stored while this one was computed (the
+        same job run elsewhere, on other threads or another device): it is kept and this one dropped, unless
+        ``force`` (a recomputation asked for) replaces it; the line says which. An entry with the same numbers
+        is kept as it is; an unreadable entry or one of other code is replaced."""
+        path, staged = self.path(job), self._staged(job, key, tables, provenance)
+        try:
+            os.link(staged, path)  # atomic, and only where no entry exists: two runs cannot both be first
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links: the same, short of atomicity
+            if not path.exists():
+                os.replace(staged, path)
+                return None
+        else:
+            staged.unlink()
+            return None
+        try:
+            held = self.load(job)
+        except CorruptEntry:
+            held = None
+        changed = differences(held.tables, tables) if held is not None and held.key == key else None
+        if changed is None or force:
+            os.replace(staged, path)
+        else:
+            staged.unlink()
+        if not changed:
+            return None
+        where = [_where(p) for p in (held.provenance, provenance)]
+        what = (f"{job.name}: its stored entry (same code{'' if where[0] == where[1] else f', {where[0]}'}) has other "
+                f"numbers than this run's{'' if where[0] == where[1] else f' ({where[1]})'} in {', '.join(changed)}")
+        return (f"{what}; replaced by this run's, as --force asks" if force else
+                f"{what}; the stored entry is kept and this run's numbers are dropped")
+
+
+def _where(provenance: dict) -> str:
+    return f"{provenance.get('device', '?')}, {provenance.get('threads', '?')} thread(s)"
+
+
+def differences(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) -> list[str]:
+    """``table.column`` of every value in which two entries' tables differ, wall times (:data:`TIMING`) excepted;
+    ``fresh`` is compared as it would be stored (JSON). Empty when they hold the same numbers."""
+    fresh = json.loads(json.dumps(fresh, default=_json))
+    changed = set()
+    for name in sorted(set(stored) | set(fresh)):
+        old, new = stored.get(name), fresh.get(name)
+        if old is None or new is None or len(old) != len(new):
+            changed.add(f"{name} (rows)")
+            continue
+        for a, b in zip(old, new, strict=True):
+            changed |= {f"{name}.{c}" for c in set(a) | set(b)
+                        if not c.endswith(TIMING) and not _same(a.get(c, _ABSENT), b.get(c, _ABSENT))}
+    return sorted(changed)
+
+
+_ABSENT = object()
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
 
 
 def _json(value):
