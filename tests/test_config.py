@@ -51,6 +51,12 @@ def test_overrides_are_parsed_as_literals_with_or_without_quotes():
         config.parse_overrides(["r_star"])
 
 
+@pytest.mark.parametrize("items", [["n=abc", "n=1000"], ["n=1", "n=2"], ["n=1", "sigma=0.1", " n =1"]])
+def test_a_parameter_given_twice_is_refused_naming_it_and_both_values(items):
+    with pytest.raises(ValueError, match=r"parameter n is given twice \(n.*=.* and .*n.*=.*\): give it once"):
+        config.parse_overrides(items)
+
+
 @pytest.mark.parametrize("override, message", [
     ({"r_star": 40}, "r_star"), ({"sigma": -1.0}, "sigma"), ({"rstar": 3}, "unknown parameter"),
     ({"seeds": [0, 0]}, "duplicates"), ({"spectrum": "steep"}, "spectrum"), ({"T": 2.5}, "T"),

@@ -55,7 +55,11 @@ def test_the_banner_names_the_profile_and_turns_every_problem_into_an_admonition
     stale = page.banner_markdown(_results(stale=["seed0-sweep-abc"]))
     assert "```{warning}\n**Stale results:**" in stale and "--refresh" in stale
     corrupt = page.banner_markdown(_results(corrupt=[("x", "x.json fails its checksum")], missing=["x"]))
-    assert "**Unreadable results:** 1 stored entries" in corrupt and "x.json fails its checksum" in corrupt
+    assert "**Unreadable results:** the stored entries of 1 of 2 jobs are corrupt" in corrupt
+    assert "x.json fails its checksum" in corrupt and "--force" not in corrupt
+    assert "Partial results" not in corrupt and "not computed yet" not in corrupt  # corrupt, not missing
+    both = page.banner_markdown(_results(corrupt=[("x", "x.json fails its checksum")], missing=["x", "y"]))
+    assert "**Partial results:** 1 of 3 jobs" in both and "**Unreadable results:**" in both
     shown_instead = page.banner_markdown(_results(), requested="larger")
     assert "```{note}\nThis book is built at the `larger` profile" in shown_instead
 

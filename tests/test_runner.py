@@ -4,11 +4,12 @@ keep custom runs apart; and a toy section that needs only its module and noteboo
 import re
 import sys
 import textwrap
+import time
 
 import pytest
 
 from entropic import paths, sections
-from entropic.pipeline import book, config, page, runner, store, versions
+from entropic.pipeline import book, cluster, config, page, runner, store, versions
 
 TOY = '''
 """A toy section: each job squares its seed."""
@@ -122,7 +123,7 @@ def test_a_section_runs_through_the_store_and_a_second_run_computes_nothing(toy)
 def test_an_interrupted_run_says_what_was_stored_and_resumes_where_it_stopped(toy):
     toy.FAIL_AT = 2
     with pytest.raises(runner.Interrupted, match=r"2 of 3 jobs of toy are stored .*"
-                       r"`python -m entropic run toy --profile quick --no-book` resumes"):
+                       r"`(\.venv/bin/)?python -m entropic run toy --profile quick --no-book` resumes"):
         runner.run("toy", "quick", progress=False)
     toy.FAIL_AT = None
     toy.CALLS.clear()
@@ -212,6 +213,12 @@ def _cli(args, capsys) -> tuple[int, str]:
     ("toy:\n  seeds: [0]\n", ["run", "toy", "--no-book", "--cluster", "sometimes"], 2, "--cluster must be"),
     ("toy:\n  seeds: [0]\n", ["run", "nosuch", "--no-book"], 2, "unknown section 'nosuch'"),
     ("toy:\n  seeds: [0]\n", ["run", "toy", "--profile", "huge", "--no-book"], 2, "unknown profile 'huge'"),
+    ("toy:\n  seeds: [0]\n", ["run", "toy", "seeds=abc", "seeds=[1]", "--no-book"], 2,
+     r"parameter seeds is given twice \(seeds=abc and seeds=\[1\]\)"),
+    ("toy:\n  seeds: [0]\n", ["run", "toy", "--no-book", "--only", "nomatch*"], 2,
+     r"--only 'nomatch\*' matches no job of toy at this profile; its 1 jobs are named like seed0"),
+    ("toy:\n  seeds: [0]\n", ["run", "toy", "--no-book", "--cluster", "tcp://127.0.0.1:1"], 1,
+     r"no Dask scheduler answers at tcp://127\.0\.0\.1:1 \(Connection refused\): start one there .* --cluster local:N"),
 ])
 def test_every_fault_of_the_input_is_one_line_before_any_work(toy, capsys, profile_text, args, code, message):
     (paths.PROFILES / "quick.yaml").write_text(profile_text)
@@ -251,3 +258,66 @@ def test_an_interrupt_counts_what_is_stored_and_gives_the_command_that_resumes(t
 def test_absurd_numbers_are_refused_naming_the_file_section_and_parameter(capsys, args, message):
     got, err = _cli(args, capsys)
     assert got == 2 and message in err and "quick.yaml, section" in err and len(err.splitlines()) == 1
+
+
+def test_an_unreachable_scheduler_is_refused_in_seconds_before_any_progress_bar(toy, capsys):
+    (paths.PROFILES / "quick.yaml").write_text("toy:\n  seeds: [0, 1]\n")
+    start = time.perf_counter()
+    got, err = _cli(["run", "toy", "--no-book", "--cluster", "tcp://127.0.0.1:1"], capsys)
+    assert got == 1 and err.count("\n") == 0 and "job/s" not in err and toy.CALLS == []
+    assert time.perf_counter() - start < 5  # not Dask's 30-second connect timeout
+    with pytest.raises(cluster.Unreachable, match=r"127\.0\.0\.1:1"):  # the same from a notebook's runner.run
+        runner.run("toy", "quick", progress=True, cluster="tcp://127.0.0.1:1")
+    assert toy.CALLS == [] and "job" not in capsys.readouterr().err
+
+
+def test_a_pattern_of_only_that_matches_nothing_is_said_when_others_match(toy):
+    said = []
+    done = runner.run("toy", "quick", progress=False, only=["seed1", "seed9*"], log=said.append)
+    assert done.computed == 1 and toy.CALLS == [1]
+    assert said == ["[entropic] toy: --only 'seed9*' matches no job at this profile"]
+
+
+def test_a_run_says_nothing_unless_given_a_log_and_its_results_carry_what_the_banner_shows(toy, capsys, monkeypatch):
+    runner.run("toy", "quick", progress=False)
+    cfg = runner.plan("toy", "quick")[1]
+    path = store.Store("quick", "toy").path(toy.jobs(cfg)[0])
+    path.write_text(path.read_text()[:40])
+    monkeypatch.setattr(versions, "version_key", lambda module, kind=None: "newer-code")
+    read = runner.run("toy", "quick", progress=False, compute=False, keep_stale=True)
+    assert capsys.readouterr().out == ""  # no "[entropic] …" line: a page shows the banner instead
+    assert len(read.stale) == 2 and [job for job, _ in read.corrupt] == read.missing == [toy.jobs(cfg)[0].id]
+    banner = page.banner_markdown(read)
+    assert "**Unreadable results:**" in banner and "**Stale results:**" in banner
+    assert "Partial results" not in banner and "not computed yet" not in banner  # corrupt, not missing
+    unreadable = next(line for line in banner.splitlines() if "Unreadable results" in line)
+    assert f"`{read.resume}` recomputes them" in unreadable and "--force" not in unreadable
+    said = []
+    runner.run("toy", "quick", progress=False, compute=False, keep_stale=True, log=said.append)
+    assert any(path.name in line for line in said) and any("2 stale job(s)" in line for line in said)
+
+
+def test_a_job_stored_meanwhile_with_other_numbers_is_kept_and_the_run_says_so(toy, monkeypatch):
+    """Another run (elsewhere: another thread count, a worker) stores a job while this run computes it, with
+    numbers that differ in the last digits: the first entry stays, one line says so; --force replaces it."""
+    cfg = runner.plan("toy", "quick")[1]
+    job = toy.jobs(cfg)[1]
+    shelf = store.Store("quick", "toy")
+    real = cluster.compute
+
+    def elsewhere_first(section, this, scratch=None):
+        tables, provenance = real(section, this, scratch)
+        if this.id == job.id:
+            other = {"squares": [{**tables["squares"][0], "square": 1.0000001}]}
+            shelf.add(this, versions.version_key(toy), other, {**provenance, "threads": 2})
+        return tables, provenance
+
+    monkeypatch.setattr(cluster, "compute", elsewhere_first)
+    said = []
+    done = runner.run("toy", "quick", progress=False, log=said.append)
+    assert done.computed == 3 and list(done["squares"]["square"]) == [0, 1.0000001, 4]  # the first stored, kept
+    assert len(said) == 1 and "seed1" in said[0] and "squares.square" in said[0] and "kept" in said[0]
+    assert done.conflicts == [said[0].removeprefix("[entropic] toy: ")]
+    assert "Recomputed, other numbers" in page.banner_markdown(done)
+    forced = runner.run("toy", "quick", progress=False, force=True, log=said.append)
+    assert list(forced["squares"]["square"]) == [0, 1, 4] and "as --force asks" in said[-1]

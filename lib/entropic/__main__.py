@@ -1,10 +1,11 @@
-"""Command line of the reproduction.
+"""Command line of the reproduction (from the project's root, in the virtual environment ``make`` creates:
+``.venv/bin/python -m entropic …``).
 
-  python -m entropic book [--profile P]              every page at a profile (default paper: the committed
-                                                     results, read, never trained), then the HTML book
-  python -m entropic run SECTION [name=value ...]    one section with other parameters (over the quick
-                                                     profile by default), then the book
-  python -m entropic sections | profiles             what there is
+  book [--profile P]              every page at a profile (default paper: the committed results, read, never
+                                  trained), then the HTML book
+  run SECTION [name=value ...]    one section with other parameters (over the quick profile by default), then
+                                  the book
+  sections | profiles             what there is
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ RUN_PROFILE = "quick"  # what `run` computes over: minutes on a CPU
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m entropic", description=__doc__,
+    from .paths import shell_command
+
+    parser = argparse.ArgumentParser(prog=shell_command(""), description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     common = argparse.ArgumentParser(add_help=False)
@@ -87,12 +90,14 @@ def main(argv: list[str] | None = None) -> int:
             cluster.parse(args.cluster)
         for name in names:  # validate everything before any work starts
             runner.plan(name, args.profile, overrides)
+        if args.cluster:
+            cluster.check(args.cluster)  # an unreachable scheduler: one line in seconds, not a traceback in 30
         keep = False if args.refresh else None
         for name in names:
             compute = True if args.command == "run" or args.compute or args.force or args.refresh else None
             result = runner.run(name, args.profile, overrides, force=args.force, keep_stale=keep,
                                 compute=compute, progress=not args.quiet, only=getattr(args, "only", None),
-                                cluster=args.cluster)
+                                cluster=args.cluster, log=print)
             print(f"[entropic] {name}: {len(result.entries)} jobs in results/{result.label}/{name} "
                   f"({result.computed} computed now, {len(result.stale)} stale, {len(result.missing)} missing)")
         if args.command == "run" and args.no_book:

@@ -31,6 +31,17 @@ BUILD = Path(os.environ.get("ENTROPIC_BUILD", ROOT / "build"))
 EXECUTED = BUILD / "sections"  # papermill output: one executed .ipynb per section (what the book shows)
 TABLES = BUILD / "tables"  # the tables each executed section produced, as CSV: <label>/<section>/<name>.csv
 HTML = ROOT / "_build" / "html"
+VENV = ROOT / ".venv"  # the virtual environment ``make`` creates
+
+
+def shell_command(arguments: str) -> str:
+    """``python -m entropic <arguments>`` as it runs from a fresh shell at ``ROOT``: through the virtual
+    environment ``make`` creates (``.venv/bin/python -m entropic …``) when that is the one running, else
+    through ``python`` (an installed package: a launched notebook, an environment of one's own)."""
+    import sys
+
+    ours = VENV.is_dir() and Path(sys.prefix).resolve() == VENV.resolve()
+    return f"{'.venv/bin/python' if ours else 'python'} -m entropic {arguments}".rstrip()
 
 
 def notebook_source(section: str) -> Path:

@@ -4,13 +4,15 @@ A section notebook's ``parameters`` cell holds ``profile`` and ``overrides``; pa
 and the notebook reads its results through ``runner.run`` (which computes nothing when the store is
 complete). The executed notebook goes to ``build/sections/<section>.ipynb``, the page the book shows,
 with a fingerprint of what it was made from: its source, the non-engine library code (sections,
-figures, verdicts, …), its parameters and the stored entries it read. An unchanged fingerprint skips
+figures, verdicts, …), its parameters and the stored entries it read (for a page that reads every
+section's results, the ledger, those of every section). An unchanged fingerprint skips
 execution; a notebook that fails keeps the last good page and is written beside it as
 ``<section>.failed.ipynb``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shutil
@@ -37,7 +39,9 @@ def fingerprint(section: str, profile: str, overrides: dict) -> str:
     """What a page is made from: its source, the library outside the engine (a page reads the engine
     directly, so a page's engine code counts too), its parameters, the stored entries it reads and the
     version keys of the code its jobs run now (so an engine edit that stales a section's jobs marks its
-    page, and reverting the edit clears the mark)."""
+    page, and reverting the edit clears the mark). A page that reads every section's stored results
+    (:func:`reads_results`: the ledger) includes the fingerprint of every section of the book at the profile
+    it shows, so that any entry it reads, changed, added or deleted, renders it again."""
     source = paths.notebook_source(section).read_bytes()
     digest = hashlib.sha256(source)
     for path in sorted(paths.PACKAGE.rglob("*.py")):
@@ -46,6 +50,9 @@ def fingerprint(section: str, profile: str, overrides: dict) -> str:
     if is_section(section) or reads_results(source):  # a page that computes what it shows is the same at any profile
         digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
     if not is_section(section):
+        if reads_results(source):
+            for name in toc_sections():
+                digest.update(fingerprint(name, shown_profile(name, profile, {}), {}).encode())
         return digest.hexdigest()[:16]
     module, _, jobs = runner.plan(section, profile, overrides)
     shelf = runner.store.Store(runner.label_of(profile, overrides), section)
@@ -131,7 +138,7 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     if is_section(section):
         results = runner.run(section, shown, overrides, progress=False, log=lambda *_: None)
         if not results.entries:  # nothing stored and nothing to compute (a committed profile): say so
-            notebook = _placeholder(notebook, section, profile)
+            notebook = _placeholder(notebook, section, profile, results.corrupt)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     staged_input, staged_output = out_dir / f"{section}.input.ipynb", out_dir / f"{section}.running.ipynb"
     nbformat.write(notebook, staged_input)
@@ -139,7 +146,8 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     parameters = {"profile": shown, "overrides": overrides, "requested": profile if shown != profile else None}
     try:
         papermill.execute_notebook(staged_input, staged_output, kernel_name="python3", progress_bar=False,
-                                   parameters=parameters, cwd=str(out_dir))
+                                   parameters=parameters, cwd=str(out_dir), kernel_manager_class=_kernel_manager(),
+                                   extra_arguments=KERNEL_ARGUMENTS)
     except Exception as error:
         failed = out_dir / f"{section}.failed.ipynb"
         if staged_output.exists():
@@ -156,14 +164,38 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     return target
 
 
-def _placeholder(notebook, section: str, profile: str):
-    """The page of a section with no stored results in a committed profile: its title and introduction,
-    and how to compute it."""
+# The kernel logs errors only: at its default level it warns, once per page, that its ports on localhost are
+# not encrypted, which a kernel that lives for one page on this machine does not need. Errors of a page's
+# cells are not kernel log lines: they fail the page (papermill raises, naming the cell).
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
+
+
+@functools.cache
+def _kernel_manager():
+    """jupyter_client's kernel manager, except that a kernel being shut down is not interrupted first. Its
+    notebook has finished (papermill waited for every reply), and the interrupt could land while the kernel
+    was still finishing its last reply, which it then logged as an error ("KeyboardInterrupt caught in
+    kernel"). A kernel that is not shutting down is interrupted as before."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class PageKernel(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if not getattr(self, "shutting_down", False):
+                await super()._async_interrupt_kernel()
+
+    return PageKernel
+
+
+def _placeholder(notebook, section: str, profile: str, corrupt: list[tuple[str, str]]):
+    """The page of a section with no readable stored results in a committed profile: its title and
+    introduction, what is wrong (nothing stored yet, or only ``corrupt`` entries) and how to compute it."""
     import nbformat
 
     intro = next(c for c in notebook.cells if c.cell_type == "markdown")
-    note = (f"```{{warning}}\nNo results of the `{profile}` profile are stored for this section yet. "
-            f"`python -m entropic run {section} --profile {profile} --no-book` computes them (it resumes "
+    what = (f"The {len(corrupt)} stored entries of the `{profile}` profile of this section are all corrupt "
+            f"(truncated, or failing their checksum)" if corrupt else
+            f"No results of the `{profile}` profile are stored for this section yet")
+    note = (f"```{{warning}}\n{what}. `{runner.resume_command(section, profile, {})}` computes them (it resumes "
             f"where an earlier run stopped); `make book PROFILE={profile}` then shows them here.\n```")
     page = nbformat.v4.new_notebook(metadata=notebook.metadata)
     page.cells = [intro, nbformat.v4.new_markdown_cell(note),

@@ -229,13 +229,17 @@ def parse_value(text: str):
 
 
 def parse_overrides(items: list[str]) -> dict:
-    """``["r_star=4", "seeds=[0,1]"]`` → ``{"r_star": 4, "seeds": [0, 1]}``."""
-    params = {}
+    """``["r_star=4", "seeds=[0,1]"]`` → ``{"r_star": 4, "seeds": [0, 1]}``. A name given twice is refused
+    (naming both values): which one was meant cannot be guessed."""
+    params, given = {}, {}
     for item in items:
         name, sep, text = item.partition("=")
-        if not sep or not name.strip().isidentifier():
+        name = name.strip()
+        if not sep or not name.isidentifier():
             raise ValueError(f"parameter override {item!r} is not of the form name=value")
-        params[name.strip()] = parse_value(text)
+        if name in given:
+            raise ValueError(f"parameter {name} is given twice ({given[name]} and {item}): give it once")
+        given[name], params[name] = item, parse_value(text)
     return params
 
 

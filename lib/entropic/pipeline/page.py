@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from . import verdicts
+from . import runner, verdicts
 
 BADGES = {verdicts.REPRODUCED: "success", verdicts.CLAIM_HOLDS: "warning", verdicts.NOT_REPRODUCED: "danger",
           verdicts.NOT_SIGNIFICANT: "secondary", verdicts.UNDEFINED: "secondary", verdicts.NOT_CHECKED: "light"}
@@ -154,7 +154,8 @@ def banner_markdown(results, requested: str | None = None) -> str:
     """The page's first lines: what is shown (profile or custom parameters, how far from the paper's, the
     stop rule), then an admonition for each thing a reader must know: results of a smaller profile shown
     in place of the ``requested`` one, jobs not computed yet, entries computed by other code, entries
-    that cannot be read."""
+    that cannot be read, recomputed numbers that differ from the stored ones. Each names the command that
+    mends it, as it runs from a fresh shell; none needs ``--force`` (which recomputes every job)."""
     differs = results.cfg.differences()
     distance = ", ".join(f"{k} = {_short(v)} (paper {_short(p)})" for k, (v, p) in differs.items())
     what = (f"custom parameters `{' '.join(f'{k}={v}' for k, v in results.overrides.items())}` over profile "
@@ -178,11 +179,13 @@ def banner_markdown(results, requested: str | None = None) -> str:
     if requested and requested != results.profile:
         notes.append(("note", f"This book is built at the `{requested}` profile, which has no results for this "
                               f"section yet: the committed `{results.profile}` results are shown instead. "
-                              f"`python -m entropic run {results.section} --profile {requested} --no-book` computes "
-                              f"the `{requested}` ones (it resumes where an earlier run stopped)."))
+                              f"`{runner.resume_command(results.section, requested, {})}` computes the `{requested}` "
+                              f"ones (it resumes where an earlier run stopped)."))
     total = len(results.missing) + len(results.entries)
-    if results.missing:
-        notes.append(("warning", f"**Partial results:** {len(results.missing)} of {total} jobs of this profile are "
+    unread = {job for job, _ in results.corrupt}
+    absent = [job for job in results.missing if job not in unread]
+    if absent:
+        notes.append(("warning", f"**Partial results:** {len(absent)} of {total} jobs of this profile are "
                                  f"not computed yet, so the tables below cover only part of the grid. "
                                  f"`{results.resume}` computes them (it resumes where an earlier run stopped)."))
     if results.stale:
@@ -192,9 +195,14 @@ def banner_markdown(results, requested: str | None = None) -> str:
                                  f"recomputes them."))
     if results.corrupt:
         listed = "; ".join(why for _, why in results.corrupt[:3]) + (" …" if len(results.corrupt) > 3 else "")
-        notes.append(("warning", f"**Unreadable results:** {len(results.corrupt)} stored entries of this section are "
-                                 f"corrupt and are left out ({listed}). `{results.resume} --force` recomputes "
-                                 f"every job of the section."))
+        notes.append(("warning", f"**Unreadable results:** the stored entries of {len(results.corrupt)} of {total} "
+                                 f"jobs are corrupt (truncated, or failing their checksum), so the tables below leave "
+                                 f"them out ({listed}). `{results.resume}` recomputes them and keeps every readable "
+                                 f"entry."))
+    if results.conflicts:
+        notes.append(("note", f"**Recomputed, other numbers:** {len(results.conflicts)} jobs recomputed for this page "
+                              f"gave numbers that differ from their stored entries: "
+                              + "; ".join(results.conflicts[:3]) + (" …" if len(results.conflicts) > 3 else "")))
     for kind, note in notes:
         text += f"\n\n```{{{kind}}}\n{note}\n```"
     return text

@@ -9,14 +9,20 @@ default for the committed ``paper`` profile: then they are listed and shown with
 ``force``. Each job is stored as soon as it finishes, so an interrupted run resumes where it stopped.
 
 In a committed profile, reading (the notebook, ``make book``) never starts computing: the page shows
-what is stored, and names the jobs still missing and the command that computes them (``python -m
-entropic run SECTION --profile paper``, which resumes).
+what is stored, and names the jobs still missing and the command that computes them (``.venv/bin/python -m
+entropic run SECTION --profile paper --no-book``, which resumes; ``paths.shell_command`` spells it as it
+works from a fresh shell).
+
+What a run has to say (a corrupt entry, stale entries kept, a recomputed job whose numbers differ from its
+stored entry's) goes to ``log`` (the command line prints it; silent by default) and into :class:`Results`,
+whose banner (``pipeline.page``) shows it on the page.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import json
+import shlex
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -41,6 +47,8 @@ class Results:
     missing : ids of jobs with no usable entry that this run did not compute.
     corrupt : ``(job id, what is wrong)`` of stored entries that could not be read (among ``missing``
         unless this run recomputed them).
+    conflicts : one line per job this run recomputed whose numbers differ from an entry of the same code
+        stored meanwhile (``store.Store.add``: the first is kept, unless ``force``).
     """
 
     section: str
@@ -55,6 +63,7 @@ class Results:
     computed: int = 0
     missing: list[str] = field(default_factory=list)
     corrupt: list[tuple[str, str]] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         return self.tables[name]
@@ -102,16 +111,24 @@ def plan(section: str, profile: str, overrides: dict | None = None):
 
 def run(section: str, profile: str = "quick", overrides: dict | None = None, *, force: bool = False,
         keep_stale: bool | None = None, compute: bool | None = None, progress: bool = True,
-        log=print, only: list[str] | None = None, cluster: str | None = None) -> Results:
+        log=None, only: list[str] | None = None, cluster: str | None = None) -> Results:
     """Compute what the store lacks for one section and return its results (see the module docstring).
 
     ``compute`` defaults to True except in committed profiles; when False, missing jobs are listed in
     ``Results.missing`` instead of computed. ``only`` (shell patterns of job names) restricts computing
     to the matching jobs; the others are read if stored and listed as missing if not. ``cluster`` maps
-    the jobs to compute over a Dask cluster (``pipeline.cluster``) instead of running them here.
+    the jobs to compute over a Dask cluster (``pipeline.cluster``) instead of running them here. ``log``
+    (e.g. ``print``) receives one line per thing worth saying; pages leave it silent and show ``Results``.
     """
+    log = log or _silent
     overrides = dict(overrides or {})
     module, cfg, jobs = plan(section, profile, overrides)
+    unmatched = [pattern for pattern in only or () if not any(fnmatch.fnmatchcase(job.name, pattern) for job in jobs)]
+    if only and len(unmatched) == len(only):  # nothing would be computed: a mistyped pattern, said before any work
+        named = f"its {len(jobs)} jobs are named like {jobs[0].name} … {jobs[-1].name}" if jobs else "it has no jobs"
+        raise ValueError(f"--only {' '.join(map(repr, only))} matches no job of {section} at this profile; {named}")
+    for pattern in unmatched:
+        log(f"[entropic] {section}: --only {pattern!r} matches no job at this profile")
     label = label_of(profile, overrides)
     keep_stale = label in COMMITTED if keep_stale is None else keep_stale
     compute = label not in COMMITTED if compute is None else compute
@@ -139,12 +156,17 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
             todo.append((job, key))
     if todo:
         shelf.writable()  # before any work: an unwritable store fails now, not after hours
+        if cluster:
+            _reachable(cluster)
     bar = tqdm(total=len(todo), desc=f"{section} ({label})", disable=not progress or not todo, leave=False,
                unit="job")
-    computed = 0
+    computed, conflicts = 0, []
     try:
         for job, tables, provenance in _computed(section, shelf, todo, cluster, bar):
-            shelf.save(job, keys[job.params.get("kind")], tables, provenance)
+            conflict = shelf.add(job, keys[job.params.get("kind")], tables, provenance, force=force)
+            if conflict:
+                conflicts.append(conflict)
+                log(f"[entropic] {section}: {conflict}")
             shelf.scratch(job).unlink(missing_ok=True)
             found[job.id] = shelf.load(job)
             computed += 1
@@ -164,7 +186,16 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     for name in sorted({t for e in entries for t in e.tables}):
         tables[name] = pd.DataFrame([r for e in entries for r in e.tables.get(name, [])])
     corrupt = [(job_id, why) for job_id, why in corrupt if job_id not in found]
-    return Results(section, profile, overrides, label, cfg, keys, tables, entries, stale, computed, missing, corrupt)
+    return Results(section, profile, overrides, label, cfg, keys, tables, entries, stale, computed, missing, corrupt,
+                   conflicts)
+
+
+def _silent(*_) -> None:
+    """The default ``log``: a page shows what a run says in its banner, not as printed lines."""
+
+
+def _reachable(address: str) -> None:
+    cluster.check(address)
 
 
 def _relative(error) -> str:
@@ -187,8 +218,8 @@ def _computed(section, shelf, todo, address, bar):
 
 def resume_command(section: str, profile: str, overrides: dict) -> str:
     """The command that computes what is missing of this run (never ``--force``)."""
-    pairs = "".join(f" {name}={_cli(value)}" for name, value in overrides.items())
-    return f"python -m entropic run {section} --profile {profile}{pairs} --no-book"
+    pairs = "".join(" " + shlex.quote(f"{name}={_cli(value)}") for name, value in overrides.items())
+    return paths.shell_command(f"run {section} --profile {profile}{pairs} --no-book")
 
 
 def _cli(value) -> str:

@@ -1,0 +1,106 @@
+"""Rendering pages: what a page's fingerprint covers (so it renders again exactly when what it shows changed),
+and kernels that render pages without noise on the terminal while a failing cell still fails its page."""
+
+import textwrap
+
+import pytest
+
+from entropic import paths
+from entropic.pipeline import book, runner, store
+
+
+def _entry_path(section: str, profile: str, index: int = 0):
+    _, _, jobs = runner.plan(section, profile)
+    return store.Store(runner.label_of(profile, {}), section).path(jobs[index])
+
+
+def test_the_ledger_renders_again_when_any_stored_entry_it_reads_changes(tmp_path, monkeypatch):
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    assert book.reads_results(paths.notebook_source("ledger").read_bytes())
+    first = {name: book.fingerprint(name, "tiny", {}) for name in ("ledger", "surrogate", "ablation")}
+    entry = _entry_path("ablation", "tiny")
+    entry.parent.mkdir(parents=True)
+    entry.write_text('{"stored": 1}')
+    added = {name: book.fingerprint(name, "tiny", {}) for name in first}
+    assert added["ledger"] != first["ledger"] and added["ablation"] != first["ablation"]
+    assert added["surrogate"] == first["surrogate"]  # a section page follows its own entries only
+    entry.write_text('{"stored": 2}')
+    assert book.fingerprint("ledger", "tiny", {}) not in (first["ledger"], added["ledger"])  # changed
+    entry.unlink()
+    assert book.fingerprint("ledger", "tiny", {}) == first["ledger"]  # deleted: as before it was stored
+    for section in book.toc_sections():  # every section the ledger reads counts, the last one too
+        other = _entry_path(section, "tiny", -1)
+        other.parent.mkdir(parents=True, exist_ok=True)
+        other.write_text("{}")
+        assert book.fingerprint("ledger", "tiny", {}) != first["ledger"], section
+        other.unlink()
+
+
+def test_a_page_with_nothing_readable_says_whether_its_entries_are_missing_or_corrupt():
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# Title")])
+    command = runner.resume_command("ablation", "paper", {})
+    for corrupt, words in (([], "No results of the `paper` profile are stored for this section yet"),
+                           ([("a", "a.json is unreadable")], "The 1 stored entries of the `paper` profile of this "
+                                                             "section are all corrupt")):
+        note = book._placeholder(notebook, "ablation", "paper", corrupt).cells[1].source
+        assert words in note and f"`{command}` computes them" in note and "--force" not in note
+
+
+PAGE = '''---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A page
+
+```{{code-cell}} ipython3
+:tags: [parameters]
+
+profile = "quick"
+overrides = {{}}
+requested = None
+```
+
+```{{code-cell}} ipython3
+{body}
+```
+'''
+
+
+@pytest.fixture
+def pages(tmp_path, monkeypatch):
+    """Write pages (name -> code of their one cell) where the book finds notebooks."""
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    monkeypatch.setattr(paths, "NOTEBOOKS", notebooks)
+    monkeypatch.setattr(paths, "EXECUTED", tmp_path / "pages")
+
+    def write(**bodies):
+        for name, body in bodies.items():
+            (notebooks / f"{name}.md").write_text(PAGE.format(body=textwrap.dedent(body)))
+        return list(bodies)
+
+    return write
+
+
+@pytest.mark.integration
+def test_pages_render_without_kernel_noise_and_a_failing_cell_still_fails_its_page(pages, tmp_path, capfd):
+    """The kernels' warning about unencrypted local ports and the "KeyboardInterrupt caught in kernel" that
+    jupyter_client's interrupt at shutdown could cause (about one kernel in ten before) reach no terminal."""
+    names = pages(**{f"quiet{i}": f"print({i} * 2)" for i in range(8)}, failing="raise RuntimeError('the cell broke')")
+    rendered = book.execute_all([(name, "quick", {}) for name in names if name != "failing"], workers=2,
+                                log=lambda *_: None)
+    assert all(path.is_file() for path in rendered)
+    with pytest.raises(RuntimeError, match=r"section 'failing' failed; the executed notebook is at .*failing"):
+        book.execute("failing", "quick", {}, out_dir=tmp_path / "failed", log=lambda *_: None)
+    assert "the cell broke" in (tmp_path / "failed" / "failing.failed.ipynb").read_text()
+    noise = capfd.readouterr()
+    assert "without encryption" not in noise.err + noise.out and "KeyboardInterrupt" not in noise.err + noise.out
