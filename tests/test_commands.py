@@ -1,5 +1,6 @@
-"""Every command that the README and the pages show runs as printed; and the paper book warns, never
-breaks, when its stored results are missing, stale or corrupt.
+"""Every command that the README and the pages show runs as printed from a fresh shell (no virtual
+environment on its PATH), the commands the pages' banners print included; the paper book warns, never
+breaks, when its stored results are missing, stale or corrupt; and a fault of the input is one line.
 
 The commands run in a copy of the project (its files, this virtual environment) whose profiles are all
 replaced by the tiny one, so they finish in seconds. Its results store starts with the tiny results the
@@ -9,14 +10,17 @@ except in the warnings test, which builds it once. ``make test`` (this suite) an
 of timing) are the two commands not run here.
 """
 
+import json
 import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
 from entropic import paths
+from entropic.pipeline import runner
 
 pytestmark = pytest.mark.integration
 DOCUMENTS = ["README.md", *sorted(str(p.relative_to(paths.ROOT)) for p in paths.BOOK_SOURCES.glob("*.md")),
@@ -39,7 +43,16 @@ def documented_commands() -> list[tuple[str, str]]:
 def test_the_documents_show_commands_and_each_is_collected():
     commands = [c for _, c in documented_commands()]
     assert "make book" in commands and any(c.startswith("make section") for c in commands)
-    assert any(c.startswith("python -m entropic run") for c in commands)
+    assert any(c.startswith(".venv/bin/python -m entropic run") for c in commands)
+    assert not [c for c in commands if c.startswith("python")]  # no fresh shell has the project's python on PATH
+
+
+def fresh_shell() -> dict[str, str]:
+    """The environment of a fresh shell: this one's, without the virtual environment (activated or not)."""
+    venv = (paths.ROOT / ".venv").resolve()
+    kept = [p for p in os.environ["PATH"].split(os.pathsep) if p and not Path(p).resolve().is_relative_to(venv)]
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    return {**env, "PATH": os.pathsep.join(kept)}
 
 
 @pytest.fixture(scope="module")
@@ -61,9 +74,9 @@ def sandbox(tmp_path_factory, tiny_book):
     for page in ("theory", "teaching"):  # pages that compute what they show: current at every profile
         shutil.copy(paths.EXECUTED / f"{page}.ipynb", root / "build" / "sections" / f"{page}.ipynb")
     (root / ".venv").symlink_to(paths.ROOT / ".venv")
-    env = {**os.environ, "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
-           "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora"),
-           "PATH": f"{paths.ROOT / '.venv' / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    # PYTHONPATH makes the copy's code the one that runs (this virtual environment's install points at the clone).
+    env = {**fresh_shell(), "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
+           "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora")}
     for name in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD"):
         env.pop(name, None)
     return root, env
@@ -92,10 +105,22 @@ def _html(root, env):
     return done
 
 
+def printed_commands(pages: Path) -> list[str]:
+    """Every command the executed pages print (in backquotes, in their outputs: banners and notes)."""
+    found = []
+    for page in sorted(pages.glob("*.ipynb")):
+        for cell in json.loads(page.read_text())["cells"]:
+            for output in cell.get("outputs", []):
+                text = "".join(output.get("data", {}).get("text/markdown", "")) + "".join(output.get("text", ""))
+                found += re.findall(r"`((?:\.venv/bin/python -m entropic|python -m entropic|make) [^`]+)`", text)
+    return list(dict.fromkeys(found))
+
+
 def test_the_paper_book_warns_instead_of_breaking_and_its_freshness_follows_the_code(sandbox):
     """One paper entry missing (ladder), one corrupt (attention_native), and an engine edit that stales
     the surrogate's data-only jobs: the book builds (exit 0) and each page says what is wrong in an
-    admonition; reverting the edit clears the surrogate's warning."""
+    admonition, never in a log line; reverting the edit clears the surrogate's warning; and each command
+    the pages print runs as printed from a fresh shell and mends what its page says."""
     root, env = sandbox
     store_root = root / "results" / "paper"
     next(iter(sorted((store_root / "ladder").glob("*.json")))).unlink()
@@ -116,8 +141,46 @@ def test_the_paper_book_warns_instead_of_breaking_and_its_freshness_follows_the_
             assert words in html, name
             assert 'class="admonition warning"' in html, name
         assert "Stale results" not in (pages / "ladder.html").read_text()  # the edit reaches the surrogate only
+        unreadable = (pages / "attention_native.html").read_text()
+        assert "not computed yet" not in unreadable and "--force" not in unreadable  # corrupt, and the plain command
     finally:
         estimators.write_text(original)
+    executed = root / "build" / "sections"
+    assert not [p.name for p in executed.glob("*.ipynb") if "[entropic]" in p.read_text()]  # no log line on a page
+    printed = printed_commands(executed)
+    assert any("run ladder" in c for c in printed) and any("run attention_native" in c for c in printed)
+    custom = runner.resume_command("surrogate", "quick", {"r_star": 2, "seeds": [0]})  # an interrupt's, with a list
+    for command in [*printed, custom]:
+        ran = subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+        assert ran.returncode == 0, f"{command}\n{ran.stdout[-2000:]}\n{ran.stderr[-2000:]}"
     done = subprocess.run("make book", shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert "Stale results" not in (root / "build" / "sections" / "surrogate.ipynb").read_text()
+    for name in ("surrogate", "ladder", "attention_native"):
+        text = (executed / f"{name}.ipynb").read_text()
+        assert "Stale results" not in text and "Partial results" not in text and "Unreadable" not in text, name
+
+
+def test_the_ledger_renders_again_when_a_stored_entry_it_reads_changes(sandbox):
+    root, env = sandbox
+    for _ in range(2):  # the second finds every page current
+        book = subprocess.run("make book", shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    assert book.returncode == 0 and "[entropic] ledger: page is current" in book.stdout, book.stdout[-2000:]
+    next(iter(sorted((root / "results" / "paper" / "ablation").glob("*.json")))).unlink()
+    book = subprocess.run("make book", shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+    assert book.returncode == 0, book.stderr[-2000:]
+    assert "[entropic] ledger: rendering the page" in book.stdout and "[entropic] ablation: rendering" in book.stdout
+    assert "[entropic] surrogate: page is current" in book.stdout  # only what reads the entry
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ("--cluster tcp://127.0.0.1:1", r"no Dask scheduler answers at tcp://127\.0\.0\.1:1"),
+    ("n=abc n=1000", r"parameter n is given twice \(n=abc and n=1000\)"),
+    ("--only 'nomatch*'", r"--only 'nomatch\*' matches no job of surrogate"),
+])
+def test_a_fault_of_the_input_is_one_line_and_a_failing_exit_from_a_fresh_shell(tmp_path, arguments, message):
+    command = f".venv/bin/python -m entropic run surrogate --profile tiny --no-book {arguments}"
+    env = {**fresh_shell(), "ENTROPIC_RESULTS": str(tmp_path / "results"), "ENTROPIC_BUILD": str(tmp_path / "build")}
+    done = subprocess.run(command, shell=True, cwd=paths.ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0 and done.stdout == "", done.stdout
+    assert len(done.stderr.splitlines()) == 1 and re.match(r"error: " + message, done.stderr), done.stderr
+    assert not (tmp_path / "results").exists()  # nothing ran
