@@ -74,12 +74,22 @@ def sandbox(tmp_path_factory, tiny_book):
     for page in ("theory", "teaching"):  # pages that compute what they show: current at every profile
         shutil.copy(paths.EXECUTED / f"{page}.ipynb", root / "build" / "sections" / f"{page}.ipynb")
     (root / ".venv").symlink_to(paths.ROOT / ".venv")
+    # The copy's install inputs are no newer than the shared environment's stamp, so that make never reinstalls
+    # the project from the copy into that environment (its editable install would then point at the copy).
+    stamp = paths.ROOT / ".venv" / ".installed-stamp"
+    if stamp.exists():
+        for name in MAKE_INPUTS:
+            if (root / name).exists():
+                os.utime(root / name, (stamp.stat().st_mtime - 1, stamp.stat().st_mtime - 1))
     # PYTHONPATH makes the copy's code the one that runs (this virtual environment's install points at the clone).
     env = {**fresh_shell(), "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
            "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora")}
     for name in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD"):
         env.pop(name, None)
     return root, env
+
+
+MAKE_INPUTS = ("pyproject.toml", "requirements.lock", "requirements-cffconvert.lock")  # what the stamp depends on
 
 
 @pytest.mark.parametrize("document, command", documented_commands())

@@ -10,8 +10,8 @@ from entropic import paths
 from entropic.pipeline import book
 
 pytestmark = pytest.mark.integration
-SHOWN = ["paper says", "where", "paper value", "ours", "kind", "criterion", "claim holds", "value tolerance",
-         "value agrees", "se", "exact", "upper bound", "p", "verdict"]
+SHOWN = ["paper says", "where", "paper value", "ours", "kind", "estimator", "criterion", "claim holds",
+         "value tolerance", "value agrees", "se", "exact", "upper bound", "p", "verdict"]
 
 
 @pytest.mark.parametrize("section, name", [("surrogate", "table1"), ("ladder", "table2"),

@@ -39,7 +39,8 @@ def fingerprint(section: str, profile: str, overrides: dict) -> str:
     """What a page is made from: its source, the library outside the engine (a page reads the engine
     directly, so a page's engine code counts too), its parameters, the stored entries it reads and the
     version keys of the code its jobs run now (so an engine edit that stales a section's jobs marks its
-    page, and reverting the edit clears the mark). A page that reads every section's stored results
+    page, and reverting the edit clears the mark); a section page that also shows another section's results
+    (its module's ``READS``) includes that section's fingerprint. A page that reads every section's stored results
     (:func:`reads_results`: the ledger) includes the fingerprint of every section of the book at the profile
     it shows, so that any entry it reads, changed, added or deleted, renders it again."""
     source = paths.notebook_source(section).read_bytes()
@@ -61,6 +62,8 @@ def fingerprint(section: str, profile: str, overrides: dict) -> str:
         digest.update(path.read_bytes() if path.exists() else b"missing")
     for kind in sorted({str(job.params.get("kind")) for job in jobs}):
         digest.update(runner.versions.version_key(module, None if kind == "None" else kind).encode())
+    for other in getattr(module, "READS", ()):  # sections whose stored results this section's page also shows
+        digest.update(fingerprint(other, shown_profile(other, profile, {}), {}).encode())
     return digest.hexdigest()[:16]
 
 

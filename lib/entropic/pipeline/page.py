@@ -103,12 +103,23 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
     })
     if comparison["p"].notna().any():
         rows.insert(4, "p", comparison["p"])
+    estimators = list(dict.fromkeys(comparison["estimator"]))
+    if len(estimators) > 1:  # a column only where the rows' numbers come from different kinds of estimator
+        rows.insert(2, "computed by", comparison["estimator"].to_numpy())
+        said = ""
+    else:
+        said = f"Every number of ours below comes from {_kind_words(estimators[0])}.\n\n"
     body = table_markdown(rows, caption, name, index=False,
                           missing="the paper states no number for this quantity, so only its claim is judged"
                           if comparison["paper value"].isna().any() else None)
     body += "".join(f"\n{marks[i]} {notes[i]}\n" for i in marked)
     return (f"{verdicts.summary_markdown(comparison)} A claim holds when\n\n{criteria}\n\nA value agrees when "
-            f"{verdicts.VALUE_RULE}.\n\n{body}")
+            f"{verdicts.VALUE_RULE}.\n\n{said}{body}")
+
+
+def _kind_words(kind: str) -> str:
+    """An estimator kind (or several joined) with what it computes, for a sentence."""
+    return "; ".join(f"*{part}*: {verdicts.ESTIMATOR_KINDS[part][0]}" for part in verdicts.estimator_kinds(kind))
 
 
 def show_comparison(comparison: pd.DataFrame, caption: str, name: str) -> None:
@@ -246,14 +257,6 @@ def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
     })
     return table_markdown(rows, caption, name, index=False,
                           missing="not decided: the claim is not checked, or the paper states no number for it")
-
-
-class Plain(str):
-    """A string glued as itself: its text/plain form has no quotes, so ``{glue}`` can paste it into
-    another page (a Markdown object's plain form is its Python repr)."""
-
-    def __repr__(self) -> str:
-        return str(self)
 
 
 def estimator_kinds() -> pd.DataFrame:

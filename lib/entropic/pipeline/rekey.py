@@ -124,7 +124,7 @@ def choose(module, group: Group, sample: int = 1, cheap: float = 0.0) -> list:
     else, per distinct regime, the ``sample`` cheapest (by stored seconds), computed on this machine's kind of
     device where the group has such entries."""
     total = sum(e.provenance.get("seconds", 0.0) for _, e in group.jobs)
-    if total <= cheap:
+    if cheap > 0 and total <= cheap:
         return list(group.jobs)
     here = cluster._device()
     local = [(j, e) for j, e in group.jobs if e.provenance.get("device") == here] or group.jobs
@@ -147,7 +147,7 @@ def _recompute(section: str, job, entry, shelf) -> dict:
 
 # Run by ``old_code`` in a checkout of the stored entry's commit: the job's tables under that code, as JSON.
 _OLD = """
-import json, sys, torch
+import inspect, json, sys, torch
 from entropic import sections
 from entropic.pipeline import cluster, store, versions
 section, name, params, threads, key = json.loads(sys.argv[1])
@@ -156,7 +156,9 @@ own = versions.version_key(module, params.get("kind"))
 if own != key:
     sys.exit(f"the code of this commit has version key {own}, the entry {key}")
 torch.set_num_threads(threads)
-tables, _ = cluster.compute(section, store.Job(name, params))
+job = store.Job(name, params)
+threaded = "threads" in inspect.signature(cluster.compute).parameters  # newer code fixes a job's threads itself
+tables, _ = cluster.compute(section, job, threads=threads) if threaded else cluster.compute(section, job)
 print(json.dumps(tables, default=store._json))
 """
 

@@ -48,6 +48,7 @@ from ...pipeline.verdicts import ESTIMATOR_KINDS, Claim
 
 TITLE = "The softmax predictability frontier (beyond the paper)"
 TABLE = "tbl-frontier-goal"  # the label of the page's table beside the paper (the ledger links to it)
+READS = ("attention_native",)  # its page sets the Table 3 students' training cost beside the trained estimator's
 
 CLAIMS = {
     "no_exact": Claim("No single estimator is exact across the whole range under softmax", None, "§6, Table 4"),
