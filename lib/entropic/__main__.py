@@ -49,6 +49,13 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--only", action="append", metavar="PATTERN",
                      help="compute only the jobs whose name matches this shell pattern (repeatable), "
                           "e.g. --only '*-1.536M' --only '*-data'; the others are left for a later run")
+    rekey = sub.add_parser("rekey", help="verify stale entries under the current code on a sample and, when every "
+                                         "sample reproduces its entry, adopt the current version key for them all")
+    rekey.add_argument("section")
+    rekey.add_argument("--profile", default=BOOK_PROFILE)
+    rekey.add_argument("--sample", type=int, default=1, help="entries recomputed per (kind, old key) and regime")
+    rekey.add_argument("--cheap", type=float, default=0.0, metavar="SECONDS",
+                       help="recompute every entry of a group whose entries took at most this many seconds in all")
     prune = sub.add_parser("prune", help="delete stored entries that no current job reads")
     prune.add_argument("--profile", default=RUN_PROFILE)
     sub.add_parser("sections", help="list the sections")
@@ -73,6 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "sections":
         print("\n".join(sections.names()))
         return 0
+    if args.command == "rekey":
+        from .pipeline import rekey
+
+        try:
+            groups = rekey.rekey(args.section, args.profile, sample=args.sample, cheap=args.cheap)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        if not groups:
+            print(f"[entropic] {args.section}: no stale entry at profile {args.profile}: nothing to re-key")
+        return 1 if any(not g.verified for g in groups) else 0
     if args.command == "prune":
         for name in sections.names():
             for path in runner.orphans(name, args.profile):

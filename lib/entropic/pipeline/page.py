@@ -203,7 +203,9 @@ def banner_markdown(results, requested: str | None = None) -> str:
         notes.append(("warning", f"**Stale results:** {len(results.stale)} of {len(results.entries)} jobs shown here "
                                  f"were computed by code that has changed since (their version keys differ from the "
                                  f"current code's). Their numbers are shown as stored. `{results.resume} --refresh` "
-                                 f"recomputes them."))
+                                 f"recomputes them" + ("." if results.overrides else
+                                 f"; `{results.rekey}` verifies the new code on a sample of them and, when it "
+                                 f"reproduces their numbers, marks them current without recomputing the rest.")))
     if results.corrupt:
         listed = "; ".join(why for _, why in results.corrupt[:3]) + (" …" if len(results.corrupt) > 3 else "")
         notes.append(("warning", f"**Unreadable results:** the stored entries of {len(results.corrupt)} of {total} "

@@ -83,6 +83,11 @@ class Results:
         """The command that computes what this run lacks."""
         return resume_command(self.section, self.profile, self.overrides)
 
+    @property
+    def rekey(self) -> str:
+        """The command that verifies and re-keys this run's stale entries (``pipeline.rekey``)."""
+        return paths.shell_command(f"rekey {self.section} --profile {self.profile}")
+
 
 def _shown_path(path):
     return path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path
