@@ -296,11 +296,11 @@ def _exact_text(rows: pd.DataFrame) -> str:
     trained = [n for n in exact if not pre_training(n)]
     text = (f"Of the pre-training estimators, {len(ours)} read r\\* exactly in every task of this grid with an "
             f"energy rank within {within} of the teacher's"
-            + (f" ({', '.join(f'{label(n)}, a {kind(n)}' for n in ours)}): a limit the paper stated is exceeded by "
+            + (f" ({'; '.join(f'{label(n)}: {kind(n)}' for n in ours)}): a limit the paper stated is exceeded by "
                f"an estimator of ours, so its \"no single estimator is exact\" does not hold here."
                if ours else ": the paper's \"no single estimator is exact\" holds for them."))
     if trained:
-        text += (f" The {', '.join(label(n) for n in trained)} estimators are exact too, but they are maximum-"
+        text += (f" The {' and '.join(label(n) for n in trained)} estimators are exact too, but they are maximum-"
                  f"likelihood fits of the student's training loss — trained full-rank students with a data-chosen "
                  f"threshold — so they answer Table 3's question (training recovers r\\*), not open problem (i).")
     return text
