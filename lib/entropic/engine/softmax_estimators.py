@@ -165,13 +165,15 @@ def _fit_least_squares(X, Y, V, K0, tol, max_iter):
 ROUND_TOL = 1e-3  # the V-unknown logistic alternation stops when K moves by ≤ 10⁻³ of its norm in a round
 
 
-def _finite(K: torch.Tensor, X: torch.Tensor, step: int | None = None) -> torch.Tensor:
-    """K itself, or a ValueError when the logistic K-step diverged: with rows M̂ that have negative entries
-    (noise, or T close to D) the cross-entropy is convex but may be unbounded below, and K runs off."""
-    if not (torch.isfinite(K).all() and torch.isfinite(mixing(X, K)).all()):
+def _finite_mixing(K: torch.Tensor, X: torch.Tensor, step: int | None = None) -> torch.Tensor:
+    """softmax(S(K)) : (N, T, T) once K is checked, or a ValueError when the logistic K-step diverged: with rows
+    M̂ that have negative entries (noise, or T close to D) the cross-entropy is convex but may be unbounded
+    below, and K runs off."""
+    A = mixing(X, K)
+    if not (torch.isfinite(K).all() and torch.isfinite(A).all()):
         raise ValueError("the logistic K-step diverged (K is not finite" + ("" if step is None else
                          f" in round {step}") + "): the recovered rows M̂ are too noisy for a bounded objective")
-    return K
+    return A
 
 
 def _fit_logistic(X, Y, V, K0, tol, max_iter, rounds):
@@ -180,15 +182,16 @@ def _fit_logistic(X, Y, V, K0, tol, max_iter, rounds):
     K-step is warm-started and solved to a gradient ≤ max(tol, ROUND_TOL · 10⁻⁴)."""
     if V is not None:
         K, iterations, converged = _lbfgs(_cross_entropy(X, recover_mixing(X, Y, V).mixing), K0, tol, max_iter)
-        return _finite(K, X), V, iterations, converged
+        _finite_mixing(K, X)
+        return K, V, iterations, converged
     K, W = K0, value_step(X, mixing(X, K0), Y)
     for step in range(1, rounds + 1):
         # each round's K-step to a gradient ≤ ROUND_TOL · 10⁻⁴ only: its target moves with V̂ anyway
         K_new, _, _ = _lbfgs(_cross_entropy(X, recover_mixing(X, Y, W).mixing), K, max(tol, ROUND_TOL * 1e-4),
                              max_iter)
-        _finite(K_new, X, step)
+        A = _finite_mixing(K_new, X, step)  # the mixing the V-step needs, computed once
         moved = float((K_new - K).norm())
-        K, W = K_new, value_step(X, mixing(X, K_new), Y)
+        K, W = K_new, value_step(X, A, Y)
         if moved <= ROUND_TOL * float(K.norm()):
             return K, W, step, True
     return K, W, rounds, False

@@ -48,6 +48,7 @@ from ...pipeline.verdicts import ESTIMATOR_KINDS, Claim
 
 TITLE = "The softmax predictability frontier (beyond the paper)"
 TABLE = "tbl-frontier-goal"  # the label of the page's table beside the paper (the ledger links to it)
+REGIME = ("setting",)  # a re-key verifies one job of each setting (the grid, every held-out one, the phase cells)
 READS = ("attention_native",)  # its page sets the Table 3 students' training cost beside the trained estimator's
 
 CLAIMS = {
@@ -264,20 +265,20 @@ def fit_existing(job: Job) -> dict[str, list[dict]]:
                           _run(p, task, "realized_mixer", mixer)]}
 
 
-def fit_least_squares(job: Job) -> dict[str, list[dict]]:
+def _fit_softmax(job: Job, function, name: str) -> dict[str, list[dict]]:
+    """One of ``engine.softmax_estimators``' fits, V-known and V-unknown, on the job's task: its two rows."""
     p = job.params
     task = _task(p)
-    return {"estimates": [_run(p, task, f"v_{v}_least_squares",
-                               lambda v=v: _softmax(new.kernel_least_squares, task, v == "known"))
+    return {"estimates": [_run(p, task, f"v_{v}_{name}", lambda v=v: _softmax(function, task, v == "known"))
                           for v in ("known", "unknown")]}
+
+
+def fit_least_squares(job: Job) -> dict[str, list[dict]]:
+    return _fit_softmax(job, new.kernel_least_squares, "least_squares")
 
 
 def fit_logistic(job: Job) -> dict[str, list[dict]]:
-    p = job.params
-    task = _task(p)
-    return {"estimates": [_run(p, task, f"v_{v}_logistic",
-                               lambda v=v: _softmax(new.kernel_logistic, task, v == "known"))
-                          for v in ("known", "unknown")]}
+    return _fit_softmax(job, new.kernel_logistic, "logistic")
 
 
 def _spectrum(fit, threshold: float):
