@@ -69,14 +69,14 @@ def test_every_estimator_of_the_page_gives_the_same_bits_when_the_truth_is_junk(
     jobs = [store.Job(kind, {"kind": kind, **SMALL, **({"shrink_multiple": 1.0, "max_iter": 5}
                                                        if kind == "existing" else {})}) for kind in frontier.FITS]
     seen = [frontier.fit(job) for job in jobs]
-    real = frontier._task
+    real = frontier.fits._task
 
     def disguised(p):
         task = real(p)
         return Disguised(task.kind, task.X, task.Y, task.V, torch.randn(8, 8, generator=torch.Generator()
                                                                         .manual_seed(5)))
 
-    monkeypatch.setattr(frontier, "_task", disguised)
+    monkeypatch.setattr(frontier.fits, "_task", disguised)
     hidden = [frontier.fit(job) for job in jobs]
     compared = 0
     for a, b in zip(seen, hidden, strict=True):

@@ -10,8 +10,9 @@ import numpy as np
 from ...pipeline import figures
 from . import ESTIMATORS, GOAL_TOLERANCE
 from .analysis import label as _label
-from .analysis import minimal_n, phase_fractions, setting_rows
+from .analysis import setting_rows
 from .causes import causes
+from .phase import minimal_n, phase_fractions
 
 # --- the figures -----------------------------------------------------------------------------------
 
