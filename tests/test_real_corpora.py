@@ -9,7 +9,7 @@ import pytest
 
 from conftest import check_verdicts
 from entropic import sections
-from entropic.engine import corpora
+from entropic.engine import corpora, lm_measures
 from entropic.pipeline import runner, store, verdicts
 
 pytestmark = pytest.mark.integration
@@ -98,7 +98,7 @@ def test_a_resumed_grid_equals_an_uninterrupted_one(tmp_path, monkeypatch):
     shelf = store.Store("custom", "real_corpora")
     expected = shelf.load(job).tables
     calls = []
-    original = section.lm.measure_charlm_spectra
+    original = lm_measures.measure_charlm_spectra
 
     def stop_at_second_checkpoint(*args, **kwargs):
         calls.append(1)
@@ -106,11 +106,11 @@ def test_a_resumed_grid_equals_an_uninterrupted_one(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(section.lm, "measure_charlm_spectra", stop_at_second_checkpoint)
+    monkeypatch.setattr(lm_measures, "measure_charlm_spectra", stop_at_second_checkpoint)
     with pytest.raises(runner.Interrupted, match="resumes"):
         runner.run("real_corpora", "tiny", overrides, progress=False, force=True)
     assert shelf.scratch(job).exists()  # the first checkpoint's state is on disk
-    monkeypatch.setattr(section.lm, "measure_charlm_spectra", original)
+    monkeypatch.setattr(lm_measures, "measure_charlm_spectra", original)
     shelf.path(job).unlink()
     resumed = runner.run("real_corpora", "tiny", overrides, progress=False)
     assert resumed.computed == 1 and not shelf.scratch(job).exists()
@@ -181,7 +181,7 @@ def test_a_dataclass_reading_changes_one_choice(three):
 
 def test_readings_recomputed_from_the_stored_spectra_equal_those_measured_on_the_model(three):
     spectra = three["spectra"]
-    assert set(spectra["matrix"]) == set(section.lm.SPECTRA)
+    assert set(spectra["matrix"]) == set(lm_measures.SPECTRA)
     d_h = three.cfg.d_models[0] // three.cfg.heads
     assert (spectra[spectra["matrix"] == "W_QK"]["values"].map(len) == d_h).all()  # rank ≤ d_h: d_h values kept
     table = section.spectra_table(three)
