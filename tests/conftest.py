@@ -19,6 +19,19 @@ import pytest  # noqa: E402
 from entropic import paths  # noqa: E402
 from entropic.pipeline import book  # noqa: E402
 
+# The header of a MyST notebook, for tests that write a page of their own.
+MYST_HEADER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+"""
+
 
 @pytest.fixture(scope="session")
 def tiny_book() -> Path:

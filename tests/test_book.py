@@ -5,6 +5,7 @@ import textwrap
 
 import pytest
 
+from conftest import MYST_HEADER
 from entropic import paths
 from entropic.pipeline import book, runner, store
 
@@ -48,17 +49,7 @@ def test_a_page_with_nothing_readable_says_whether_its_entries_are_missing_or_co
         assert words in note and f"`{command}` computes them" in note and "--force" not in note
 
 
-PAGE = '''---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+PAGE = MYST_HEADER + '''
 # A page
 
 ```{{code-cell}} ipython3

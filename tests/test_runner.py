@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from conftest import MYST_HEADER
 from entropic import paths, sections
 from entropic.pipeline import book, cluster, config, page, runner, store, versions
 
@@ -58,17 +59,7 @@ def facts(results):
     return {"total": float(results["squares"]["square"].sum())}
 '''
 
-NOTEBOOK = '''---
-jupytext:
-  text_representation:
-    extension: .md
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
+NOTEBOOK = MYST_HEADER + '''
 # Toy
 
 ```{code-cell} ipython3
