@@ -54,17 +54,20 @@ def test_the_book_builds_with_banner_configuration_table_and_figures(tiny_html):
         assert "◀ differs" in page and "verdict" in page
 
 
-def test_prose_pastes_numbers_as_text_and_sentences_as_markdown(tiny_book):
-    """``{glue:text}`` renders a value's plain form, so it must paste a number; a sentence glued as Markdown
-    must be pasted with ``{glue:md}`` (its plain form is a Python repr)."""
+def test_prose_pastes_every_fact_as_myst_formatted_by_the_books_one_number_format(tiny_book):
+    """Every glued value is Markdown (``page.glue``: a number as ``numbers.number`` writes it), so the prose
+    pastes it with ``{glue:md}`name:myst``` (math and roles render); ``{glue:text}`` would paste a number in
+    Python's own format, beside the tables' other one."""
     import re
 
     from entropic import sections
     from entropic.pipeline import runner
 
-    for name in book.toc_sections():
-        facts = sections.module(name).facts(runner.run(name, "tiny", compute=False, progress=False))
+    for name in [*book.toc_sections(), "theory", "teaching", "intro", "ledger"]:
         source = (paths.NOTEBOOKS / f"{name}.md").read_text()
-        for role, key in re.findall(r"\{glue:(text|md)\}`" + name + r"_([a-z0-9_]+)", source):
-            assert key in facts, (name, key)
-            assert isinstance(facts[key], str) == (role == "md"), (name, role, key, type(facts[key]))
+        assert "{glue:text}" not in source and "{glue}" not in source, name
+        assert not re.findall(r"\{glue:md\}`[^`:]+`", source), name  # every paste names the myst format
+        if name in book.toc_sections():
+            facts = sections.module(name).facts(runner.run(name, "tiny", compute=False, progress=False))
+            for key in re.findall(r"\{glue:md\}`" + name + r"_([a-z0-9_]+):myst`", source):
+                assert key in facts, (name, key)

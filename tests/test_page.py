@@ -1,6 +1,7 @@
 """What a page shows: MyST tables with numbers, captions and labels; admonitions for what a reader must know."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -14,8 +15,42 @@ def test_cells_read_as_numbers_marks_and_dashes_never_nan_or_python_booleans():
     assert page.cell(True) == "✓" and page.cell(np.bool_(False)) == "✗"
     assert page.cell(float("nan")) == page.DASH and page.cell(None) == page.DASH
     assert page.cell(28.5123) == "28.5" and page.cell(3) == "3" and page.cell(0.0) == "0"
-    assert page.cell(5.2e-4) == "5.20×10<sup>-4</sup>"
+    assert page.cell(5.2e-4) == "5.20×10⁻⁴" and page.cell(-0.0) == "0"
     assert page.cell("a|b") == "a\\|b"
+
+
+def test_a_star_after_a_letter_never_becomes_emphasis_and_long_calls_may_break():
+    assert page.cell("at r = r*−1 … before r*)") == "at r = r\\*−1 … before r\\*)"
+    assert page.cell("**bold** K* and V*") == "**bold** K\\* and V\\*"
+    assert page.cell("Spearman(predicted, measured)") == "Spearman(<wbr>predicted, measured)"
+    table = page.table_markdown(pd.DataFrame({"x": [math.nan]}), "Seed means at r*.", "tbl-x",
+                                missing="no student of rank r*−1 exists when r* = 1")
+    assert "Seed means at r\\*." in table and "rank r\\*−1 exists when r\\* = 1" in table
+
+
+def test_a_claim_whose_sign_is_not_significant_reads_undecided_never_a_check_mark():
+    assert page.claim_mark(True, verdicts.NOT_SIGNIFICANT) == page.UNDECIDED
+    assert page.claim_mark(False, verdicts.UNDEFINED) == page.DASH
+    assert page.claim_mark(True, verdicts.REPRODUCED) == "✓" and page.claim_mark(False, verdicts.NOT_REPRODUCED) == "✗"
+    rows = [verdicts.row("r(loss, rank)", -0.0056, Claim("r = −0.79", -0.79, "B.3"), "sign", True, p_value=0.993,
+                         estimator="trained models, measured")]
+    text = page.comparison_markdown(verdicts.table(rows), "Cap.", "tbl-s")
+    assert "| −0.0056 (p = 0.993) | undecided (p ≥ 0.05) |" in text and "| ✓ |" not in text
+
+
+def test_a_bound_that_agrees_with_a_margin_says_where_the_margin_comes_from():
+    claim = Claim("≤ 0.003", 0.003, "§6")
+    agrees, tolerance = verdicts.value_check(0.00499, claim, se=0.0012, upper_bound=True)
+    assert agrees and tolerance == "≤ bound 0.003 + 0.0034 (2√2 × our seed SE)"
+    assert verdicts.value_check(0.0031, claim, upper_bound=True)[1].endswith("(the paper's rounding)")
+
+
+def test_a_wide_table_is_shown_in_numbered_parts_each_with_its_index(monkeypatch):
+    shown = []
+    monkeypatch.setattr(page, "show_table", lambda frame, caption, name, **kw: shown.append((list(frame), name)))
+    frame = pd.DataFrame({c: [1.0] for c in "abcde"}, index=pd.Index(["x"], name="row"))
+    page.show_parts(frame, "Wide", "tbl-w")
+    assert shown == [(["a", "b", "c"], "tbl-w"), (["d", "e"], "tbl-w-2")]
 
 
 def test_a_table_is_numbered_captioned_and_explains_its_dashes():
@@ -66,4 +101,6 @@ def test_the_banner_names_the_profile_and_turns_every_problem_into_an_admonition
 
 def test_the_configuration_sits_in_a_dropdown_and_counts_what_differs():
     text = page.configuration_markdown(_results(), "tbl-cfg")
-    assert text.startswith("::::{dropdown} All ") and "differ)" in text and ":name: tbl-cfg" in text
+    assert text.startswith("::::{dropdown} All ") and ":name: tbl-cfg" in text
+    assert re.search(r"\((none differs|1 differs|[02-9]\d* differ)\)", text)
+    assert "| False |" not in text and "| True |" not in text and "| None |" not in text

@@ -3,23 +3,31 @@ its verdicts, the prose facts.
 
 Every function here returns or displays Markdown that the book parses as MyST (``_config.yml`` sets
 ``nb_render_markdown_format: myst``), so a table is a numbered ``{table}`` with a caption and a label
-that prose can ``{numref}``, and a warning is a real admonition. Cells are formatted for reading:
-three significant digits, booleans as ✓ and ✗, a missing number as a dash explained under the table,
-verdicts as coloured badges. Used by every section notebook; ``runner`` computes, this module shows.
+that prose can ``{numref}``, and a warning is a real admonition. Every number, in a cell or glued into
+the prose (``glue``), is written by ``numbers.number``: three significant digits, powers of ten as
+5.17×10⁻⁴, booleans as ✓ and ✗, a missing number as a dash explained under the table; verdicts are
+coloured badges; a table too wide for a desktop's column is shown in parts (``show_parts``). The banner
+lives in ``banner``. Used by every section notebook; ``runner`` computes, this module shows.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
-import numpy as np
 import pandas as pd
 
-from . import runner, verdicts
+from . import verdicts
+from .banner import banner_markdown, show_banner  # noqa: F401  (every page shows its banner through page)
+from .numbers import DASH, number
 
 BADGES = {verdicts.REPRODUCED: "success", verdicts.CLAIM_HOLDS: "warning", verdicts.NOT_REPRODUCED: "danger",
           verdicts.NOT_SIGNIFICANT: "secondary", verdicts.UNDEFINED: "secondary", verdicts.NOT_CHECKED: "light"}
-DASH = "—"
+# Column and index names the sections' frames share, as a header says them (any other header is a section's
+# own words).
+HEADERS = {"r_star": "r*", "d_model": "width", "index": ""}
+CALL = re.compile(r"(?<=[^\W\d_]{5})\((?=\w)")  # "Spearman(predicted": a line may break after the bracket
+STAR = re.compile(r"(?<=[\w)\]])\*(?!\*)")  # r*, K*, (…)*: a star Markdown would take for emphasis (not **)
 
 
 def badge(verdict: str) -> str:
@@ -27,22 +35,19 @@ def badge(verdict: str) -> str:
 
 
 def cell(value, digits: int = 3) -> str:
-    """One table cell: numbers to ``digits`` significant digits, booleans ✓/✗, missing as a dash."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return DASH
-    if isinstance(value, (bool, np.bool_)):
-        return "✓" if value else "✗"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        if value == 0:
-            return "0"
-        if abs(value) >= 1e5 or abs(value) < 1e-3:
-            mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
-            return f"{mantissa}×10<sup>{int(exponent)}</sup>"
-        return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:.0f}"
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    """One table cell: a number, a boolean or a missing value as ``numbers.number`` writes it (three
+    significant digits, ✓/✗, a dash); text with its pipes escaped, a star after a letter (``r*``) escaped
+    so that Markdown never reads it as emphasis, and a line break allowed after the bracket of a long
+    word ("Spearman(predicted, …)"), so that such a column can narrow."""
+    if not isinstance(value, str):
+        return number(value, digits)
+    return CALL.sub("(<wbr>", text(value).replace("|", "\\|").replace("\n", " "))
+
+
+def text(value: str) -> str:
+    """Plain text for Markdown: every star after a letter or bracket (``r*``, ``K*``) escaped, so that
+    Markdown never reads it as emphasis ("r*−1 … r*" would otherwise lose both stars)."""
+    return STAR.sub(r"\\*", value)
 
 
 def table_markdown(frame: pd.DataFrame, caption: str, name: str, index: bool = True, digits: int = 3,
@@ -53,23 +58,38 @@ def table_markdown(frame: pd.DataFrame, caption: str, name: str, index: bool = T
         return f"*{caption}* No rows at this profile.\n"
     named = not isinstance(frame.index, pd.RangeIndex)
     shown = frame.reset_index() if index and named else frame
-    header = ["" if str(c) == "index" else str(c) for c in shown.columns]
+    header = [HEADERS.get(str(c), str(c)) for c in shown.columns]
     lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     dashes = False
     for values in shown.itertuples(index=False):
         cells = [cell(v, digits) for v in values]
         dashes |= DASH in cells
         lines.append("| " + " | ".join(cells) + " |")
-    text = f"```{{table}} {caption}\n:name: {name}\n\n" + "\n".join(lines) + "\n```\n"
+    body = f"```{{table}} {text(caption)}\n:name: {name}\n\n" + "\n".join(lines) + "\n```\n"
     if dashes:
-        text += f"\n{DASH}: {missing or 'no value: the quantity is not defined for this row'}.\n"
-    return text
+        body += f"\n{DASH}: {text(missing or 'no value: the quantity is not defined for this row')}.\n"
+    return body
 
 
 def show_table(frame: pd.DataFrame, caption: str, name: str, **kwargs) -> None:
     from IPython.display import Markdown, display
 
     display(Markdown(table_markdown(frame, caption, name, **kwargs)))
+
+
+def show_parts(frame: pd.DataFrame, caption: str, name: str, parts: int | list[list] = 2, **kwargs) -> None:
+    """``frame`` as several numbered tables of some of its columns each (``parts`` lists them, or an even split
+    into that many), every one with the index, so that a wide table fits a desktop's column: the first
+    labelled ``name`` (the label prose refers to), the next ``name-2`` and on."""
+    columns = list(frame.columns)
+    if frame.empty:
+        return show_table(frame, caption + ".", name, **kwargs)
+    if isinstance(parts, int):
+        size = -(-len(columns) // parts)
+        parts = [columns[k:k + size] for k in range(0, len(columns), size)]
+    for k, part in enumerate(parts):
+        label = name if k == 0 else f"{name}-{k + 1}"
+        show_table(frame[part], f"{caption} (part {k + 1} of {len(parts)})", label, **kwargs)
 
 
 def _agreement(agrees, tolerance: str) -> str:
@@ -79,6 +99,26 @@ def _agreement(agrees, tolerance: str) -> str:
 
 
 MARKS = "¹²³⁴⁵⁶⁷⁸⁹"
+UNDECIDED = f"undecided (p ≥ {verdicts.SIGNIFICANCE})"
+
+
+def claim_mark(holds, verdict: str) -> str:
+    """The "claim holds" cell: ✓ or ✗, except where the verdict says the data decide nothing. A sign claim
+    whose correlation is not significant reads "undecided" (its sign alone is no success), an undefined
+    row a dash."""
+    if verdict == verdicts.NOT_SIGNIFICANT:
+        return UNDECIDED
+    if verdict in (verdicts.UNDEFINED, verdicts.NOT_CHECKED) or holds is None or (
+            isinstance(holds, float) and math.isnan(holds)):
+        return DASH
+    return cell(bool(holds))
+
+
+def _with_p(ours, p) -> str | float:
+    """Our number, with the permutation p-value of a correlation beside it where the row has one."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return ours
+    return f"{number(ours)} (p = {number(p)})"
 
 
 def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> str:
@@ -86,7 +126,7 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
     then one row per quantity (the value's agreement shown with its tolerance). A non-empty ``note`` of a
     row (e.g. the budgets at which its claim holds) marks its verdict and is listed under the table."""
     kinds = dict.fromkeys(comparison["kind"])
-    criteria = "\n".join(f"- *{kind}*: {verdicts.CRITERIA[kind]}" for kind in kinds)
+    criteria = "\n".join(f"- *{kind}*: {text(verdicts.CRITERIA[kind])}" for kind in kinds)
     notes = [n if isinstance(n, str) else "" for n in comparison.get("note", pd.Series("", comparison.index))]
     marked = [i for i, n in enumerate(notes) if n]
     if len(marked) > len(MARKS):
@@ -96,13 +136,12 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
         "verdict": [badge(v) + marks.get(i, "") for i, v in enumerate(comparison["verdict"])],
         "quantity": comparison.index,
         "paper says": comparison["paper says"] + " (" + comparison["where"] + ")",
-        "ours": comparison["ours"],
-        "claim holds": comparison["claim holds"],
+        "ours": [_with_p(o, p) for o, p in zip(comparison["ours"], comparison["p"], strict=True)],
+        "claim holds": [claim_mark(h, v) for h, v in zip(comparison["claim holds"], comparison["verdict"],
+                                                          strict=True)],
         "value agrees (tolerance)": [_agreement(a, t) for a, t in zip(comparison["value agrees"],
                                                                      comparison["value tolerance"], strict=True)],
     })
-    if comparison["p"].notna().any():
-        rows.insert(4, "p", comparison["p"])
     estimators = list(dict.fromkeys(comparison["estimator"]))
     if len(estimators) > 1:  # a column only where the rows' numbers come from different kinds of estimator
         rows.insert(2, "computed by", comparison["estimator"].to_numpy())
@@ -112,7 +151,7 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
     body = table_markdown(rows, caption, name, index=False,
                           missing="the paper states no number for this quantity, so only its claim is judged"
                           if comparison["paper value"].isna().any() else None)
-    body += "".join(f"\n{marks[i]} {notes[i]}\n" for i in marked)
+    body += "".join(f"\n{marks[i]} {text(notes[i])}\n" for i in marked)
     return (f"{verdicts.summary_markdown(comparison)} A claim holds when\n\n{criteria}\n\nA value agrees when "
             f"{verdicts.VALUE_RULE}.\n\n{said}{body}")
 
@@ -132,10 +171,12 @@ def configuration_markdown(results, name: str) -> str:
     """The resolved configuration in a dropdown (the banner above it names every difference): value, the
     paper's value (or that the paper states none), description."""
     table = results.cfg.table()
+    literal = {"True": "✓", "False": "✗", "None": "none"}  # values as the table reads them, not Python's
+    table[["value", "paper"]] = table[["value", "paper"]].map(lambda v: literal.get(v, v))
     differing = int((table["differs"] != "").sum())
     inner = table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
-    return (f"::::{{dropdown}} All {len(table)} parameters beside the paper's ({differing} differ)\n\n{inner}\n"
-            f"::::\n")
+    differ = "none differs" if not differing else f"{differing} differ{'s' if differing == 1 else ''}"
+    return f"::::{{dropdown}} All {len(table)} parameters beside the paper's ({differ})\n\n{inner}\n::::\n"
 
 
 def show_configuration(results, name: str) -> None:
@@ -144,87 +185,24 @@ def show_configuration(results, name: str) -> None:
     display(Markdown(configuration_markdown(results, name)))
 
 
-def glue_facts(section: str, facts: dict) -> None:
-    """Glue every fact of a section for its page's prose, named ``<section>_<fact>``; text facts are
-    Markdown (use ``{glue:md}``), numbers are numbers (use ``{glue:text}`` with a format)."""
+def glue(name: str, value) -> None:
+    """Glue ``value`` for a page's prose as Markdown (``{glue:md}`name```): a number as ``numbers.number``
+    writes it, so prose and tables write every number alike; text (or Markdown) as it is."""
     from IPython.display import Markdown
 
     try:
-        from myst_nb import glue
+        from myst_nb import glue as myst_glue
     except ImportError:  # a launched notebook without the book's extras: glued values feed only the book's prose
         return
+    if not isinstance(value, Markdown):
+        value = Markdown(value if isinstance(value, str) else number(value))
+    myst_glue(name, value, display=False)
+
+
+def glue_facts(section: str, facts: dict) -> None:
+    """Glue every fact of a section for its page's prose, named ``<section>_<fact>`` (see ``glue``)."""
     for name, value in facts.items():
-        glue(f"{section}_{name}", Markdown(value) if isinstance(value, str) else value, display=False)
-
-
-def _short(value) -> str:
-    return f"[{', '.join(map(str, value))}]" if isinstance(value, tuple) else str(value)
-
-
-def banner_markdown(results, requested: str | None = None) -> str:
-    """The page's first lines: what is shown (profile or custom parameters, how far from the paper's, the
-    stop rule), then an admonition for each thing a reader must know: results of a smaller profile shown
-    in place of the ``requested`` one, jobs not computed yet, entries computed by other code, entries
-    that cannot be read, recomputed numbers that differ from the stored ones. Each names the command that
-    mends it, as it runs from a fresh shell; none needs ``--force`` (which recomputes every job)."""
-    differs = results.cfg.differences()
-    distance = ", ".join(f"{k} = {_short(v)} (paper {_short(p)})" for k, (v, p) in differs.items())
-    what = (f"custom parameters `{' '.join(f'{k}={v}' for k, v in results.overrides.items())}` over profile "
-            f"`{results.profile}`" if results.overrides else f"profile `{results.profile}`")
-    text = f"**Shown: {what}.** " + (f"It differs from the paper in {distance}." if differs
-                                      else "These are exactly the paper's parameters.")
-    chosen = results.cfg.differences(stated=False)
-    if chosen:
-        text += (" Of the choices the paper leaves open, it changes ours: "
-                 + ", ".join(f"{k} = {_short(v)} (ours {_short(p)})" for k, (v, p) in chosen.items()) + ".")
-    stop = getattr(results.cfg, "stop", None)
-    if stop:
-        text += f" Training stop rule: **{stop}**" + (
-            " (the paper's fixed step counts)." if stop == "fixed" else
-            " (a rank-sweep student stops once its loss has settled, capped at the paper's step counts; "
-            "recovery students run the paper's steps).")
-    devices = sorted({e.provenance.get("device", "?") for e in results.entries})
-    if devices:
-        text += f" Computed on: {', '.join(devices)}."
-    notes = []
-    if requested and requested != results.profile:
-        notes.append(("note", f"This book is built at the `{requested}` profile, which has no results for this "
-                              f"section yet: the committed `{results.profile}` results are shown instead. "
-                              f"`{runner.resume_command(results.section, requested, {})}` computes the `{requested}` "
-                              f"ones (it resumes where an earlier run stopped)."))
-    total = len(results.missing) + len(results.entries)
-    unread = {job for job, _ in results.corrupt}
-    absent = [job for job in results.missing if job not in unread]
-    if absent:
-        notes.append(("warning", f"**Partial results:** {len(absent)} of {total} jobs of this profile are "
-                                 f"not computed yet, so the tables below cover only part of the grid. "
-                                 f"`{results.resume}` computes them (it resumes where an earlier run stopped)."))
-    if results.stale:
-        notes.append(("warning", f"**Stale results:** {len(results.stale)} of {len(results.entries)} jobs shown here "
-                                 f"were computed by code that has changed since (their version keys differ from the "
-                                 f"current code's). Their numbers are shown as stored. `{results.resume} --refresh` "
-                                 f"recomputes them" + ("." if results.overrides else
-                                 f"; `{results.rekey}` verifies the new code on a sample of them and, when it "
-                                 f"reproduces their numbers, marks them current without recomputing the rest.")))
-    if results.corrupt:
-        listed = "; ".join(why for _, why in results.corrupt[:3]) + (" …" if len(results.corrupt) > 3 else "")
-        notes.append(("warning", f"**Unreadable results:** the stored entries of {len(results.corrupt)} of {total} "
-                                 f"jobs are corrupt (truncated, or failing their checksum), so the tables below leave "
-                                 f"them out ({listed}). `{results.resume}` recomputes them and keeps every readable "
-                                 f"entry."))
-    if results.conflicts:
-        notes.append(("note", f"**Recomputed, other numbers:** {len(results.conflicts)} jobs recomputed for this page "
-                              f"gave numbers that differ from their stored entries: "
-                              + "; ".join(results.conflicts[:3]) + (" …" if len(results.conflicts) > 3 else "")))
-    for kind, note in notes:
-        text += f"\n\n```{{{kind}}}\n{note}\n```"
-    return text
-
-
-def show_banner(results, requested: str | None = None) -> None:
-    from IPython.display import Markdown, display
-
-    display(Markdown(banner_markdown(results, requested)))
+        glue(f"{section}_{name}", value)
 
 
 def save(results, **frames: pd.DataFrame) -> None:
@@ -246,15 +224,15 @@ def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
     """The claims ledger as a numbered table: verdict, the deciding table (a link), the quantity, the
     paper's words, ours, whether the claim holds and whether the value agrees."""
     rows = pd.DataFrame({
-        "verdict": [badge(v) for v in claims["verdict"]],
-        "decided in": [f"{{numref}}`{table}`" if verdict != verdicts.NOT_CHECKED else f"{{doc}}`{section}`"
-                       for table, verdict, section in zip(claims["table"], claims["verdict"], claims["section"],
-                                                          strict=True)],
+        "verdict, decided in": [badge(verdict) + " " + (f"{{numref}}`{table}`" if verdict != verdicts.NOT_CHECKED
+                                                         else f"{{doc}}`{section}`")
+                                for table, verdict, section in zip(claims["table"], claims["verdict"],
+                                                                   claims["section"], strict=True)],
         "quantity": claims["quantity"],
         "paper says": claims["paper says"] + " (" + claims["where"] + ")",
         "ours": claims["ours"],
         "computed by": claims["estimator"],
-        "claim holds": claims["claim holds"],
+        "claim holds": [claim_mark(h, v) for h, v in zip(claims["claim holds"], claims["verdict"], strict=True)],
         "value agrees": claims["value agrees"],
     })
     return table_markdown(rows, caption, name, index=False,

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from ..engine.statistics import coefficient_of_variation  # noqa: F401  (CV_seed, used by the sections)
+from .numbers import number
 
 FLOOR_BAND = 0.05  # |excess| ≤ 5 % of the noise floor: at the floor; > 5 % for every seed: clearly above
 RECOVERY_TOLERANCE = 0.10  # |R̃_eff(learned) − R̃_eff(teacher)| ≤ 10 % of R̃_eff(teacher)
@@ -203,9 +204,11 @@ def value_check(ours: float, claim: Claim, se: float = 0.0, exact: bool = False,
     if exact:
         return bool(ours == claim.value), "equal"
     slack = max(VALUE_Z * se, claim.resolution)
-    if upper_bound:
-        return bool(ours <= claim.value + slack), f"≤ paper + {slack:.2g}"
-    return bool(abs(ours - claim.value) <= slack), f"±{slack:.2g}"
+    if upper_bound:  # shown with where the margin comes from: ours may exceed the bound itself and still agree
+        margin = "2√2 × our seed SE" if VALUE_Z * se >= claim.resolution else "the paper's rounding"
+        return (bool(ours <= claim.value + slack),
+                f"≤ bound {number(claim.value)} + {number(slack, 2)} ({margin})")
+    return bool(abs(ours - claim.value) <= slack), f"±{number(slack, 2)}"
 
 
 def verdict(claim_holds: bool, agrees: bool | None, significant: bool | None = None) -> str:

@@ -91,7 +91,8 @@ def noise_floor(results) -> float:
 
 
 def grid(results) -> pd.DataFrame:
-    """One row per (teacher, r*): seed means, the recovery checks, CV_seed and unstable students."""
+    """One row per (teacher, r*): seed means, the recovery checks, CV_seed and the students flagged unstable,
+    in the rank sweep and among the recovery students apart."""
     sweep = results["sweep"].assign(offset=lambda s: s["r"] - s["r_star"])
     rec = results["recovery"]
     keys = ["teacher", "r_star"]
@@ -110,8 +111,14 @@ def grid(results) -> pd.DataFrame:
     out["round(R_eff(K)) = r*"] = out["R_eff(K)"].round() == out.index.get_level_values("r_star")
     out["R̃_eff(K) tracks K*"] = by.apply(lambda g: verdicts.tracks_teacher(
         g["energy_effective_rank"], g["teacher_energy_effective_rank"]))
-    out["unstable students"] = (sweep.groupby(keys)["unstable"].sum() + by["unstable"].sum()).astype(int)
+    out["unstable, rank sweep"] = sweep.groupby(keys)["unstable"].sum().astype(int)
+    out["unstable, recovery"] = by["unstable"].sum().astype(int)
     return out
+
+
+EXCESS_COLUMNS = ["excess at r*−1", "excess at r*", "max |excess|, r ≥ r*", "unstable, rank sweep"]
+RECOVERY_COLUMNS = ["R_eff(K)", "R̃_eff(K)", "R_eff(K*)", "R̃_eff(K*)", "CV_seed", "R̃_eff(K) tracks K*",
+                    "round(R_eff(K)) = r*", "unstable, recovery"]
 
 
 def _max_cv(recovery: pd.DataFrame) -> float:
@@ -169,7 +176,7 @@ def facts(results) -> dict:
     top = recovered.xs(top_r_star, level="r_star")
     misses = recovered[recovered["R̃_eff(K) tracks K*"].astype(bool)
                        & ~recovered["round(R_eff(K)) = r*"]].reset_index()
-    missed = ", ".join(f"`{t}` at r\\*={r}" for t, r in zip(misses["teacher"], misses["r_star"], strict=True))
+    missed = ", ".join(f"`{t}` at $r^* = {r}$" for t, r in zip(misses["teacher"], misses["r_star"], strict=True))
     unstable = results["recovery"][results["recovery"]["unstable"]]
     return {
         "floor": noise_floor(results), "n": cfg.n, "cells": len(recovered), "top_r_star": top_r_star,
@@ -180,10 +187,9 @@ def facts(results) -> dict:
         "energy_hits": int(recovered["R̃_eff(K) tracks K*"].astype(bool).sum()),
         "top_teacher_reff": float(top["R_eff(K*)"].iloc[0]), "top_teacher_energy": float(top["R̃_eff(K*)"].iloc[0]),
         "round_fail_cells": missed or "no cell",
-        "unstable_recovery": len(unstable),
-        "unstable_cells": ", ".join(f"`{t}` r\\*={r} seed {s}" for t, r, s in
-                                    zip(unstable["teacher"], unstable["r_star"], unstable["seed"], strict=True))
-        or "none",
+        "unstable_recovery": len(unstable), "unstable_sweep": int(results["sweep"]["unstable"].sum()),
+        "unstable_by_teacher": ", ".join(f"{int((unstable['teacher'] == t).sum())} with `{t}`"
+                                         for t in dict.fromkeys(results["recovery"]["teacher"])),
     }
 
 

@@ -31,6 +31,7 @@ from ..pipeline.config import (
     positive_int,
     some_of,
 )
+from ..pipeline.numbers import number
 from ..pipeline.store import Job
 from ..pipeline.verdicts import Claim
 
@@ -232,9 +233,9 @@ def facts(results) -> dict:
     out = {"floor": floor, "break": failing[0] if failing else "none"}
     parts = []
     if not failing:
-        parts.append("Every rung reaches the noise floor at r = r\\*: on these data the ladder shows no break.")
+        parts.append("Every rung reaches the noise floor at $r = r^*$: on these data the ladder shows no break.")
     else:
-        parts.append(f"The first rung that fails to reach the noise floor at r = r\\* is **{failing[0]}**.")
+        parts.append(f"The first rung that fails to reach the noise floor at $r = r^*$ is **{failing[0]}**.")
     if "B1c" in excess.index:
         fails = verdicts.clearly_above_floor(at_r_star(results).query("rung == 'B1c'")["excess"], floor)
         full = bool((at_r_star(results).query("rung == 'B1c'")["kernel_numerical_rank"] == results.cfg.d).all())
@@ -242,7 +243,8 @@ def facts(results) -> dict:
         if fails and full:
             parts.append("The control **B1c**, whose kernel is unconstrained and has full numerical rank in every "
                          "seed, fails as well, so the failure is **not** a rank constraint: it is the "
-                         "input-conditioned form M(X) = X K Xᵀ, which cannot equal a fixed operator A\\* for every X.")
+                         "input-conditioned form $M(X) = XKX^\\top/\\sqrt d$, which cannot equal a fixed "
+                         "operator $A^*$ for every $X$.")
         elif fails:
             parts.append("The control B1c fails as well, but its learned kernel is not numerically full rank in "
                          "every seed, so these data do not cleanly separate rank from input conditioning.")
@@ -250,7 +252,7 @@ def facts(results) -> dict:
             parts.append("The control B1c does **not** fail, so these data do not rule out a rank explanation.")
     if {"B1", "B2"} <= set(excess.index):
         out["softmax_ratio"] = float(excess["B2"] / excess["B1"])
-        parts.append(f"Adding softmax (B2) multiplies the excess by {out['softmax_ratio']:.2f} relative to B1.")
+        parts.append(f"Adding softmax (B2) multiplies the excess by {number(out['softmax_ratio'])} relative to B1.")
     if {"B1", "B3"} <= set(excess.index):
         out["b3_ratio"] = float(excess["B3"] / excess["B1"])
         out["b3_direction"] = "above" if excess["B3"] > excess["B1"] else "below"

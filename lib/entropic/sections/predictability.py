@@ -15,6 +15,7 @@ from ..engine.attention_estimators import predict_rank
 from ..engine.tasks import SPECTRA, TEACHERS, make_attention_task
 from ..pipeline import figures, verdicts
 from ..pipeline.config import SectionConfig, distinct_ints, noise_level, one_of, param, positive, positive_int, some_of
+from ..pipeline.numbers import number
 from ..pipeline.store import Job
 from ..pipeline.verdicts import Claim
 
@@ -167,14 +168,15 @@ def _softmax_text(soft: pd.DataFrame, f: dict) -> str:
                 f"{f['soft_num_min']}–{f['soft_num_max']} across the grid (paper: 17–23).")
     text = (f"Here the V-known estimator does better than the paper's: its numerical rank ranges over "
             f"{f['soft_num_min']}–{f['soft_num_max']} across the grid"
-            + (", exactly r\\* in every task," if exact else ",")
-            + f" where the paper reports 17–23, and its relative error stays below {f['soft_rel_error_max']:.2g} "
-            f"(with up to {f['soft_clamped_max']:.2g} of the recovered mixing entries clamped at the floor). "
+            + (", exactly $r^*$ in every task," if exact else ",")
+            + " where the paper reports 17–23, and its relative error stays below "
+            f"{number(f['soft_rel_error_max'], 2)} (with up to {number(f['soft_clamped_max'], 2)} of the recovered "
+            "mixing entries clamped at the floor). "
             "The paper's saturation is what an inversion without a floor-and-centring rule, or without a "
             "noise-aware tolerance, produces: the log of near-zero or negative entries of M̂ is dominated by "
             "noise, and a machine-precision threshold then counts noise directions. The paper does not state its "
             "rules; where the table says *not reproduced* for the softmax frontier, it is because the estimator "
-            "stated above recovers r\\* where the paper's did not.")
+            "stated above recovers $r^*$ where the paper's did not.")
     return text
 
 

@@ -27,6 +27,7 @@ from ..pipeline.config import (
     positive_int,
     scale,
 )
+from ..pipeline.numbers import number
 from ..pipeline.store import Job
 from ..pipeline.verdicts import Claim
 
@@ -194,14 +195,15 @@ def facts(results) -> dict:
 
 def _magnitudes_text(cfg: Config, excess) -> str:
     if cfg.r_star < 3:
-        return "With r\\* < 3 there is no pair of deficient ranks to compare with the paper's 28.5 and 8.8."
+        return "With $r^* < 3$ there is no pair of deficient ranks to compare with the paper's 28.5 and 8.8."
     ours = excess.loc[1, "excess"] / excess.loc[2, "excess"]
     theory = excess.loc[1, "eckart_young"] / excess.loc[2, "eckart_young"]
-    text = (f"Our ratio of the r = 1 to the r = 2 excess is {ours:.3g}; the Eckart–Young optimum of our "
-            f"teachers predicts {theory:.3g}.")
+    text = (f"Our ratio of the $r = 1$ to the $r = 2$ excess is {number(ours)}; the Eckart–Young optimum of our "
+            f"teachers predicts {number(theory)}.")
     if cfg.paper_setting:
-        text += (" The paper's 28.5 and 8.8 have the ratio 3.24, close to the 3.25 = (1.5² + 1²)/1² of the "
-                 "eq. (8) spectrum: they correspond to a draw with ‖V\\*‖²_F ≈ 8.8, and ours to our own draws.")
+        text += (" The paper's 28.5 and 8.8 have the ratio 3.24, close to the $3.25 = (1.5^2 + 1^2)/1^2$ of "
+                 "the eq. (8) spectrum: they correspond to a draw with $\\|V^*\\|_F^2 \\approx 8.8$, and ours to our "
+                 "own draws.")
     return text
 
 
@@ -209,17 +211,17 @@ def _recovery_text(cfg: Config, rec) -> str:
     energy, teacher_energy = rec["energy_effective_rank"].mean(), rec["teacher_energy_effective_rank"].mean()
     reff, mp = rec["effective_rank"].mean(), rec["mp_corrected"].mean()
     teacher_reff = rec["teacher_effective_rank"].mean()
-    text = (f"The learned operator's energy effective rank (eq. 2) is {energy:.3f} against the teacher A\\*'s own "
-            f"{teacher_energy:.3f}. Its Shannon effective rank (eq. 1) is {reff:.3f} (MP-corrected {mp:.3f}), "
-            f"the teacher's {teacher_reff:.3f}")
+    text = (f"The learned operator's energy effective rank (eq. 2) is {number(energy)} against the teacher "
+            f"$A^*$'s own {number(teacher_energy)}. Its Shannon effective rank (eq. 1) is {number(reff)} "
+            f"(MP-corrected {number(mp)}), the teacher's {number(teacher_reff)}")
     if cfg.spectrum != "flat":
-        text += (f", which is below r\\* = {cfg.r_star} because the {cfg.spectrum} spectrum weighs its "
-                 "directions unequally: a perfect recovery would not show R_eff = r\\*")
+        text += (f", which is below $r^* = {cfg.r_star}$ because the {cfg.spectrum} spectrum weighs its "
+                 "directions unequally: a perfect recovery would not show $R_\\mathrm{eff} = r^*$")
     text += "."
     if reff > 1.02 * teacher_reff:
         text += (" The student's Shannon rank sits above the teacher's: it has also fitted small noise directions, "
                  "which eq. (1) counts (it weighs singular values linearly) and eq. (2) barely sees (it weighs "
-                 "them quadratically). A Shannon rank near r\\* is therefore partly fitted noise.")
+                 "them quadratically). A Shannon rank near $r^*$ is therefore partly fitted noise.")
     return text
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ...pipeline import verdicts
+from ...pipeline.numbers import number
 from . import GOAL_ESTIMATOR, GOAL_TOLERANCE, HOLDOUT, TRAINED_ESTIMATOR
 from .analysis import (
     _count,
@@ -70,18 +71,19 @@ def _student_text(table: pd.DataFrame, table3) -> str:
     if table.empty:
         return "no student was trained at this profile."
     text = (f"over the {len(table)} tasks the student's kernel differs from the estimator's by at most "
-            f"{table['‖K_student − K̂‖ / ‖K̂‖'].max():.2g} (relative), their losses by at most "
-            f"{(table['loss, student'] - table['loss, estimator']).abs().max():.2g}, and their integer ranks are "
+            f"{number(table['‖K_student − K̂‖ / ‖K̂‖'].max(), 2)} (relative), their losses by at most "
+            f"{number((table['loss, student'] - table['loss, estimator']).abs().max(), 2)}, and their integer ranks "
+            "are "
             + ("equal in every task" if (table["rank, student"] == table["rank, estimator"]).all() else
                f"equal in {int((table['rank, student'] == table['rank, estimator']).sum())} of {len(table)}")
-            + f". The student took {table['seconds, student'].mean():.2g} s per task and the estimator "
-              f"{table['seconds, estimator'].mean():.2g} s (its two half-sample fits included)")
+            + f". The student took {number(table['seconds, student'].mean(), 2)} s per task and the estimator "
+              f"{number(table['seconds, estimator'].mean(), 2)} s (its two half-sample fits included)")
     jobs = [e for e in getattr(table3, "entries", []) if e.params.get("kind") == "recovery"]
     if jobs:
         seconds = np.mean([e.provenance.get("seconds", 0.0) for e in jobs])
         devices = sorted({e.provenance.get("device", "?") for e in jobs})
         text += (f"; a Table 3 recovery job (over-parameterized students trained by Adam at the paper's step "
-                 f"counts) took {seconds:.3g} s on average ({', '.join(devices)})")
+                 f"counts) took {number(seconds)} s on average ({', '.join(devices)})")
     return text + "."
 
 
@@ -101,12 +103,13 @@ def _goal_text(goal: pd.DataFrame, met: pd.Series, f: dict) -> str:
     if met.all():
         return (f"**The goal is reached.** With V unknown and never fitting a student's training loss, the {name} "
                 f"estimator reads the integer r\\* exactly in all {len(goal)} tasks of the grid and the held-out "
-                f"settings, its energy effective rank within {goal['error_teacher'].max():.2g} of the teacher kernel's "
+                f"settings, its energy effective rank within {number(goal['error_teacher'].max(), 2)} of the teacher "
+                "kernel's "
                 f"in every task (the goal allows {GOAL_TOLERANCE}), with no failed fit.")
     misses = goal[~met]
     listed = "; ".join(f"{'the grid' if s == 'grid' else HOLDOUT[s][0]}, r\\* = {r}, seed {seed}: "
                        + (f"the fit failed ({why.split(':')[0]})" if why else
-                          f"rank {rank:.0f}, R̃_eff error {err:.2g}")
+                          f"rank {rank:.0f}, R̃_eff error {number(err, 2)}")
                        for s, r, seed, why, rank, err in zip(misses["setting"], misses["r_star"], misses["seed"],
                                                             misses["failure"], misses["numerical_rank"],
                                                             misses["error_teacher"], strict=True))
@@ -145,7 +148,7 @@ def _holdout_text(results) -> str:
             f"held-out tasks" + (f"; it misses in {', '.join(missed)}." if missed else ", in every held-out setting."))
     worst = own.loc[own["error_teacher"].idxmax()] if own["error_teacher"].notna().any() else None
     if worst is not None:
-        text += (f" Its largest energy-rank error there is {worst['error_teacher']:.2g} "
+        text += (f" Its largest energy-rank error there is {number(worst['error_teacher'], 2)} "
                  f"({HOLDOUT[worst['setting']][0]}, r\\* = {worst['r_star']}), against the goal's {GOAL_TOLERANCE}.")
     return text
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine import statistics as stats
+from ...pipeline.numbers import number
 from .analysis import _correlation, cells
 from .grid import grid, main_budget
 from .readings import MAIN, MIN_CORPORA, Reading
@@ -41,7 +42,8 @@ def correlations(results) -> pd.DataFrame:
                 r, p, _, (low, high), n = found
                 rows.append({"budget": tag, "unit": unit, "pair": name, "points": n, "Pearson r": r,
                              "p (permutation)": p, "|r| needed for p < 0.05": stats.critical_r(n),
-                             "95 % seed interval": f"{low:.2f} to {high:.2f}" if width is not None else "—"})
+                             "95 % seed interval": f"{number(low, 2)} to {number(high, 2)}"
+                             if width is not None else "—"})
     return pd.DataFrame(rows)
 
 

@@ -1,0 +1,60 @@
+"""How the book writes a number: one function for every table cell and every number in the prose.
+
+``number`` gives three significant digits; a very small or very large value as a power of ten written
+with Unicode superscripts (5.17×10⁻⁴, never 5.17e-04), so the same text reads the same in a table, in a
+sentence, in a figure's label and in a plain-text copy; a true minus sign (−); whole numbers without a
+decimal point, grouped by thousands from 10,000 on; booleans as ✓ and ✗; a missing value as a dash.
+``page.cell`` formats every table cell with it and ``page.glue`` every number a page's prose quotes;
+sections write the numbers of their generated sentences and row labels with it. A token budget is a name
+as much as a number (App. B's jobs and readings are labelled by it), and ``tokens`` writes it the one way
+the book does: 1.536M.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+DASH = "—"
+MINUS = "−"
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_of_ten(value: float, digits: int = 3) -> str:
+    """``value`` as mantissa × 10 to a superscript power, ``digits`` significant digits: 5.17×10⁻⁴."""
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    return f"{mantissa.replace('-', MINUS)}×10{str(int(exponent)).translate(SUPERSCRIPTS)}"
+
+
+def number(value, digits: int = 3) -> str:
+    """The book's text for ``value`` (see the module docstring); ``digits`` significant digits."""
+    if value is None or (isinstance(value, float | np.floating) and math.isnan(value)):
+        return DASH
+    if isinstance(value, bool | np.bool_):
+        return "✓" if value else "✗"
+    if isinstance(value, int | np.integer):
+        return _whole(int(value))
+    value = float(value)
+    if math.isinf(value):
+        return ("" if value > 0 else MINUS) + "∞"
+    if value == 0:
+        return "0"
+    if value.is_integer() and abs(value) < 1e15:
+        return _whole(int(value))
+    if abs(value) >= 1e5 or abs(value) < 1e-3:
+        return power_of_ten(value, digits)
+    text = f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:.0f}"
+    if "e" in text:  # rounding reached the next power of ten (99999.7 at 3 digits)
+        return power_of_ten(value, digits)
+    return _whole(int(text)) if text.lstrip("-").isdigit() else text.replace("-", MINUS)
+
+
+def tokens(count) -> str:
+    """A number of tokens as App. B's budgets are named: 1536000 → "1.536M", 102400 → "0.1024M"."""
+    return f"{float(count) / 1e6:g}M"
+
+
+def _whole(value: int) -> str:
+    text = f"{abs(value):,}" if abs(value) >= 10_000 else str(abs(value))
+    return (MINUS if value < 0 else "") + text
