@@ -13,11 +13,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import FixedLocator
 
-from .figures import WIDTH
+from .figures import SMALL, WIDTH, fit_columns
+from .numbers import number
 
 
 def _legend_below(ax, ncol: int = 2, offset: float = -0.2) -> None:
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), ncol=ncol, frameon=False)
+    fit_columns(ax.figure, lambda n: ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), ncol=n,
+                                               frameon=False), ncol)
 
 
 def _figure(height: float = 4.0):
@@ -83,13 +85,13 @@ def figure_break(demo: dict):
     floor (``engine.teaching.break_demo``)."""
     fig = plt.figure(figsize=(WIDTH, 6.6), layout="constrained")
     grid = fig.add_gridspec(2, 3, height_ratios=[1, 1.05])
-    titles = [r"$A^*$ (the same for every $X$)", r"$M(X_1)$ of B1c", r"$M(X_2)$ of B1c"]
+    titles = ["$A^*$\n(every $X$)", "$M(X_1)$\nof B1c", "$M(X_2)$\nof B1c"]
     for k, (matrix, title) in enumerate(zip([demo["operator"], *demo["mixers"]], titles, strict=True)):
         ax = fig.add_subplot(grid[0, k])
         limit = float(np.abs(matrix).max())
         ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
         ax.set(title=title, xticks=[], yticks=[])
-        ax.title.set_fontsize(10)
+        ax.title.set_fontsize(SMALL)
     ax = fig.add_subplot(grid[1, :])
     table = demo["excess"]
     y, height = np.arange(len(table)), 0.38
@@ -97,8 +99,8 @@ def figure_break(demo: dict):
     ax.barh(y + height / 2, table["population"], height, color="C1", label="on fresh inputs (population)")
     for column, offset in (("train", -height / 2), ("population", height / 2)):
         for k, value in enumerate(table[column]):  # right of the bar, or of 0 for a bar of negative length
-            ax.annotate(f"{value:.3g}", (max(value, 0.0), k + offset), xytext=(3, 0), textcoords="offset points",
-                        va="center", fontsize=10)
+            ax.annotate(number(value), (max(value, 0.0), k + offset), xytext=(3, 0), textcoords="offset points",
+                        va="center", fontsize=SMALL)
     ax.axvline(demo["floor"], color="C3", ls="--", lw=1.5, label="least population excess of any equivariant predictor")
     ax.set_yticks(y, list(table["student"]))
     ax.invert_yaxis()

@@ -1,12 +1,15 @@
 """The shared look of every figure, and the plots several sections draw.
 
 Each function returns its Figure. Headless: outside a Jupyter kernel the ``agg`` backend is used;
-inside one (ipykernel sets ``MPLBACKEND``) the kernel's inline backend shows the figure.
+inside one (ipykernel sets ``MPLBACKEND``) the kernel's inline backend shows the figure, as SVG whose text
+stays text (``svg.fonttype: none``): sharp at any size, and its font sizes readable by the browser test.
 
-Rules every figure here follows: figures are sized for the book's text column (``WIDTH`` inches, text
-at 13 pt, the size of the body text once the image fills the column); every artist is labelled in its
-own call; lines that may coincide differ in marker and line style; legends sit below the axes, outside
-the data; symmetric-log axes get explicit decade ticks so that labels never overprint.
+Rules every figure here follows: figures are sized for the book's text column (``WIDTH`` inches; on a
+desktop the image shows at its own size, its text about the body text's size); no text is smaller than
+``SMALL`` points, so that on a 400-px phone, where the column leaves a figure ``PHONE_PX`` pixels, every
+letter is at least ``MIN_PX`` pixels high; every artist is labelled in its own call; lines that may
+coincide differ in marker and line style; legends sit below the axes, outside the data; symmetric-log axes
+get explicit decade ticks so that labels never overprint; panels side by side share one axis label.
 
 Excess risk is signed (a student at r ≥ r* fits a little noise and lands slightly *below* the floor),
 so it is drawn on a symmetric-log axis: linear within the achievability band (± 5 % of the noise
@@ -31,10 +34,31 @@ from matplotlib.ticker import FuncFormatter, NullLocator
 
 from .verdicts import FLOOR_BAND
 
-WIDTH = 6.6  # inches: the text column at 100 dpi
+WIDTH = 6.0  # inches: a figure's width (432 pt), shown at its own size on a desktop
+PHONE_PX = 352  # the width a 400-px screen's column leaves a figure
+MIN_PX = 9  # the smallest text a reader should meet on that screen
+SMALL = 12  # pt: the smallest text of any figure: 12 pt of 432 pt shown at 352 px is 9.8 px
 sns.set_theme(style="whitegrid", context="notebook",
-              rc={"font.size": 13, "axes.labelsize": 13, "axes.titlesize": 13, "xtick.labelsize": 12,
-                  "ytick.labelsize": 12, "legend.fontsize": 12, "legend.title_fontsize": 12, "figure.dpi": 100})
+              rc={"font.size": 13, "axes.labelsize": 13, "axes.titlesize": 13, "xtick.labelsize": SMALL,
+                  "ytick.labelsize": SMALL, "legend.fontsize": SMALL, "legend.title_fontsize": SMALL,
+                  "figure.dpi": 100, "svg.fonttype": "none", "svg.hashsalt": "entropic",
+                  "font.sans-serif": ["DejaVu Sans", "Arial", "Helvetica", "Liberation Sans", "sans-serif"]})
+
+
+def _svg_in_a_kernel() -> None:
+    """Inside a Jupyter kernel, show figures as SVG (the book's pages); elsewhere nothing changes."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and getattr(shell, "kernel", None) is not None:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("svg")
+
+
+_svg_in_a_kernel()
 MARKERS = ["o", "s", "D", "^", "v", "P", "X", "*"]
 DASHES = ["-", "--", "-.", ":"]
 
@@ -76,8 +100,37 @@ def legend_below(fig, ax, ncol: int = 2, title: str | None = None) -> None:
             axis.get_legend().remove()
     for legend in list(fig.legends):  # a figure gets one legend, however often it is asked for
         legend.remove()
-    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=ncol, frameon=False,
-               title=title)
+    fit_columns(fig, lambda n: fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=n,
+                                          frameon=False, title=title), ncol)
+
+
+def direct_labels(ax, points: dict, color: str) -> None:
+    """Name each point of ``points`` (name -> (x, y)) beside it, trying above, below and further off until its
+    text comes no closer than half a letter to an earlier label (labels placed by x, left to right)."""
+    renderer = ax.figure.canvas.get_renderer()
+    placed = []
+    for name, (x, y) in sorted(points.items(), key=lambda item: item[1][0]):
+        for dy in (6, -16, 20, -30, 34, -44):
+            label = ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, dy), fontsize=SMALL, color=color)
+            box = label.get_window_extent(renderer).padded(0.5 * SMALL)  # a gap of half a letter's size
+            if not any(box.overlaps(other) for other in placed):
+                break
+            label.remove()
+        else:
+            label = ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 6), fontsize=SMALL, color=color)
+        placed.append(label.get_window_extent(renderer).padded(0.5 * SMALL))
+
+
+def fit_columns(fig, draw, ncol: int):
+    """Draw a legend with ``draw(ncol)``, and again with fewer columns while it is wider than the figure (a
+    wider legend would widen the saved image and shrink all its text on a phone). Returns the legend."""
+    renderer = fig.canvas.get_renderer()
+    legend = draw(ncol)
+    while ncol > 1 and legend.get_window_extent(renderer).width > fig.bbox.width:
+        legend.remove()
+        ncol -= 1
+        legend = draw(ncol)
+    return legend
 
 
 def excess_vs_rank(sweep: pd.DataFrame, noise_floor: float, x: str = "r", hue: str | None = None,
@@ -113,7 +166,9 @@ def excess_vs_rank(sweep: pd.DataFrame, noise_floor: float, x: str = "r", hue: s
 
 def ranks_against_r_star(long: pd.DataFrame, col: str | None = None):
     """Rank measures (``measure``, ``rank``) against r*, one marker and dash style per measure, with the
-    identity line r = r*; seed means with the range over seeds as a band."""
+    identity line r = r*; seed means with the range over seeds as a band. A teacher's measure (its name says
+    "teacher") is drawn as large hollow markers under the others, so that a learned measure equal to it shows
+    as filled markers inside them instead of hiding its line."""
     panels = list(dict.fromkeys(long[col])) if col else [None]
     measures = list(dict.fromkeys(long["measure"]))
     fig, axes = plt.subplots(1, len(panels), figsize=(WIDTH, 3.8), squeeze=False, sharey=True)
@@ -124,8 +179,10 @@ def ranks_against_r_star(long: pd.DataFrame, col: str | None = None):
         for i, measure in enumerate(measures):
             stats = data[data["measure"] == measure].groupby("r_star")["rank"].agg(["mean", "min", "max"])
             shift = (i - (len(measures) - 1) / 2) * 0.08
+            teacher = "teacher" in str(measure)
             ax.plot(stats.index + shift, stats["mean"], marker=MARKERS[i % len(MARKERS)], ls=DASHES[i % len(DASHES)],
-                    color=f"C{i}", ms=5, label=measure)
+                    color=f"C{i}", label=measure, zorder=1 if teacher else 3,
+                    **(dict(ms=11, mfc="none", mew=1.6, lw=2.2) if teacher else dict(ms=5)))
             ax.fill_between(stats.index + shift, stats["min"], stats["max"], color=f"C{i}", alpha=0.15, lw=0)
         ax.set(xlabel="teacher rank r*", ylabel="rank" if ax is axes[0][0] else "")
         ax.set_xticks(sorted(data["r_star"].unique()))

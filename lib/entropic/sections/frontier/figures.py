@@ -71,7 +71,7 @@ def figure_phase(results, y: str = "sigma"):
         ax.set_xticks(range(grid.shape[1]), [f"{n:g}" for n in grid.columns], rotation=90)
         ax.set_yticks(range(grid.shape[0]), [f"{v:g}" for v in grid.index])
         ax.grid(False)
-        ax.set_title(_short(name), fontsize=12)
+        ax.set_title(_short(name), fontsize=figures.SMALL)
         ax.set_xlabel("samples n")
         columns, index = list(grid.columns), [float(v) for v in grid.index]
         if cfg.n in columns and any(math.isclose(v, mark) for v in index):
@@ -114,7 +114,7 @@ def figure_causes(results):
     cfg, table = results.cfg, causes(results)
     table = table[(table["d"] == cfg.d) & (table["r_star"] == cfg.phase_r_star)]
     columns = ["separated", "split-half exact", "all-n exact"]
-    titles = ["the fit separates r*", "split-half rule reads r*", "all-n rule reads r*"]
+    titles = ["the fit\nseparates r*", "split-half rule\nreads r*", "all-n rule\nreads r*"]
     names = list(dict.fromkeys(table["estimator"]))
     fig, axes = plt.subplots(len(names), 3, figsize=(figures.WIDTH, 2.2 + 2.3 * len(names)), sharex=True, sharey=True,
                              squeeze=False, layout="constrained")
@@ -126,14 +126,15 @@ def figure_causes(results):
             ax = axes[i][j]
             image = ax.imshow(grid.to_numpy(dtype=float), origin="lower", cmap="viridis", vmin=0, vmax=1,
                               aspect="auto")
-            ax.set_xticks(range(grid.shape[1]), [f"{n:g}" for n in grid.columns], rotation=90, fontsize=9)
-            ax.set_yticks(range(grid.shape[0]), [f"{v:g}" for v in grid.index], fontsize=9)
+            ax.set_xticks(range(grid.shape[1]), [f"{n:g}" if k % 2 == 0 else "" for k, n in enumerate(grid.columns)],
+                          rotation=90, fontsize=figures.SMALL)
+            ax.set_yticks(range(grid.shape[0]), [f"{v:g}" for v in grid.index], fontsize=figures.SMALL)
             ax.grid(False)
             if i == 0:
-                ax.set_title(titles[j], fontsize=10)
+                ax.set_title(titles[j], fontsize=figures.SMALL)
             if i == len(names) - 1:
                 ax.set_xlabel("samples n")
-        axes[i][0].set_ylabel(f"{_short(name)}\nnoise σ", fontsize=10)
+        axes[i][0].set_ylabel(f"{_short(name)}\nnoise σ", fontsize=figures.SMALL)
     if image is not None:
         fig.colorbar(image, ax=axes.ravel().tolist(), label="fraction of seeds", fraction=0.04, pad=0.02)
     return fig

@@ -9,6 +9,7 @@ import pandas as pd
 from ...engine import corpora
 from ...engine import statistics as stats
 from ...pipeline import figures, verdicts
+from ...pipeline.numbers import number
 from . import CLAIMS, analysis, grid, long_run, tables
 from .analysis import cells, per_seed
 from .grid import main_budget
@@ -110,7 +111,7 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
             f"Under the max-over-lags null the six predicted ranks are {_span(pred['effective_lags'])} "
             f"({_span(pred['informative_lags'])} informative lags); under the earlier lag-1 rule "
             f"{_span(pred['effective_lags_lag1'])}; the largest change is "
-            f"{(pred['effective_lags'] - pred['effective_lags_lag1']).abs().max():.2g} and the across-corpus CV "
+            f"{number((pred['effective_lags'] - pred['effective_lags_lag1']).abs().max(), 2)} and the across-corpus CV "
             f"goes from {stats.coefficient_of_variation(pred['effective_lags_lag1']):.2f} to "
             f"{stats.coefficient_of_variation(pred['effective_lags']):.2f}.")
     return out
@@ -187,10 +188,10 @@ def figure_prediction(results):
         x = pred.loc[stats_.index, MAIN.predictor] * (1 + 0.015 * (i - (len(widths) - 1) / 2))
         ax.errorbar(x, stats_["mean"], yerr=[stats_["mean"] - stats_["min"], stats_["max"] - stats_["mean"]],
                     fmt=figures.MARKERS[i], color=f"C{i}", capsize=3, ms=6, label=f"d_model = {width}")
-        if i == len(widths) - 1:
-            for name in stats_.index:
-                ax.annotate(name, (x[name], stats_.loc[name, "mean"]), textcoords="offset points", xytext=(5, 5),
-                            fontsize=11, color=f"C{i}")
+        if i == len(widths) - 1:  # the corpora named beside the widest points, no two names overlapping
+            ax.figure.canvas.draw()
+            figures.direct_labels(ax, {name: (x[name], stats_.loc[name, "mean"]) for name in stats_.index},
+                                  f"C{i}")
     ax.set(xlabel=f"predicted: {PREDICTORS[MAIN.predictor]}", ylabel="measured R_eff(W_QK)\n(per head, seed mean)")
     fig.tight_layout()
     figures.legend_below(fig, ax, ncol=len(widths))
@@ -239,9 +240,9 @@ def figure_trajectory(results):
                 ax.annotate("", xy=(group["loss"].iloc[-1], group["rank"].iloc[-1]),
                             xytext=(group["loss"].iloc[-2], group["rank"].iloc[-2]),
                             arrowprops=dict(arrowstyle="->", color=f"C{i}"))
-        ax.set(xlabel="validation loss (nats/char)", title=f"d_model = {width}",
-               ylabel="measured R_eff(W_QK)" if ax is axes[0][0] else "")
+        ax.set(title=f"d_model = {width}", ylabel="measured R_eff(W_QK)" if ax is axes[0][0] else "")
         ax.invert_xaxis()  # training runs left to right
+    fig.supxlabel("validation loss (nats/char), falling as training runs left to right", fontsize=13)
     fig.tight_layout()
     figures.legend_below(fig, axes[0][0], ncol=3)
     return fig
@@ -263,13 +264,15 @@ def figure_learning(results):
                     ax.plot(seed["tokens"], seed["val_loss"], ls=ls, color=f"C{i}", lw=0.9, alpha=0.7,
                             marker=figures.MARKERS[i], ms=3, label=name)
         ax.set_xscale("log")
-        ax.set(xlabel="tokens seen", title=f"d_model = {width}", ylabel="validation loss" if ax is axes[0][0] else "")
+        ax.set(title=f"d_model = {width}", ylabel="validation loss" if ax is axes[0][0] else "")
+    fig.supxlabel("tokens seen (log axis)", fontsize=13)
     handles, labels = axes[0][0].get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
     fig.tight_layout()
     for legend in list(fig.legends):
         legend.remove()
-    fig.legend(unique.values(), unique.keys(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False)
+    figures.fit_columns(fig, lambda n: fig.legend(unique.values(), unique.keys(), loc="upper center",
+                                                  bbox_to_anchor=(0.5, 0.0), ncol=n, frameon=False), 3)
     return fig
 
 
@@ -314,6 +317,10 @@ def figure_long_run(results):
             means = same.groupby("tokens")["static_kernel_rank"].mean()
             ax.plot(means.index, means.to_numpy(), ls="none", marker="x", ms=9, mew=2, color=color,
                     label=f"layer {layer}, grid (5 seeds)")
+    if table.empty:  # nothing stored yet: say so on the figure instead of drawing empty axes
+        ax.set_axis_off()
+        ax.text(0.5, 0.5, "The long run is not stored yet.", ha="center", va="center", transform=ax.transAxes)
+        return fig
     ax.set_xscale("log")
     ax.set(xlabel=f"tokens seen ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed})",
            ylabel="R_eff(W_QK), mean over heads")
