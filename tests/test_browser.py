@@ -2,8 +2,13 @@
 
 Zero console errors and failed requests, every image loaded, math rendered by MathJax with no raw TeX
 left, every internal link resolving, nothing wider than a phone screen outside a box that scrolls
-sideways, and no Python object reprs or ``nan`` in the text. A page with a problem is screenshot into
-``_build/screens/`` of the book built for the tests (``../shared/tools/look-at-book`` screenshots every page).
+sideways, and no Python object reprs or ``nan`` in the text. What a reader must never meet (``reader``):
+a table caption that scrolls away with its table or runs off a phone's screen, a raw ``False``/``True``/
+``None``/``nan`` cell, a code name as a column header, an image whose alt text is a path, clipped math,
+figure text under 9 px on a phone, a runner's ``[entropic]`` line; on a desktop, no table needs a sideways
+scroll. Across pages, no count a page quotes is contradicted by the page that holds it. A page with a
+problem is screenshot into ``_build/screens/`` of the book built for the tests
+(``../shared/tools/look-at-book`` screenshots every page).
 
 Chromium: Debian's ``chromium`` package, driven by Playwright's Python package pointed at that binary (no
 browser download). ``.ci/run`` installs it; on a machine without it this test installs it with apt-get
@@ -21,6 +26,8 @@ from pathlib import Path
 from urllib.parse import urldefrag, urlparse
 
 import pytest
+
+import reader
 
 pytestmark = pytest.mark.integration
 WIDTHS = {"desktop": 1280, "phone": 400}
@@ -61,6 +68,9 @@ def pages(folder: Path) -> list[str]:
                   if "_static" not in p.parts and p.name not in ("genindex.html", "search.html"))
 
 
+SCROLLING_TABLES = """() => [...document.querySelectorAll('.bd-article .pst-scrollable-table-container')]
+  .filter(c => c.scrollWidth > c.clientWidth + 1)
+  .map(c => (c.closest('figure')?.querySelector('figcaption')?.innerText || c.innerText).trim().slice(0, 60))"""
 OVERFLOW = """() => {
   const width = document.documentElement.clientWidth;
   const scrolls = el => { for (let e = el.parentElement; e; e = e.parentElement) {
@@ -110,9 +120,12 @@ def test_every_page_renders_cleanly_in_a_real_browser(site):
                     problems.append(f"{where}: raw TeX left in the text")
                 if "IPython.core.display" in text or re.search(r"\bnan\b", text, re.IGNORECASE):
                     problems.append(f"{where}: a Python repr or nan in the text")
+                problems += [f"{where}: {found}" for found in reader.checks(page, folder)]
                 if label == "phone":
                     problems += [f"{where}: wider than the screen: {el}" for el in page.evaluate(OVERFLOW)]
                 else:
+                    problems += [f"{where}: a table needs a sideways scroll on a desktop: {caption}"
+                                 for caption in page.evaluate(SCROLLING_TABLES)]
                     for href in page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)"):
                         target, fragment = urldefrag(href)
                         if not target.startswith(base):
@@ -128,3 +141,7 @@ def test_every_page_renders_cleanly_in_a_real_browser(site):
                 page.close()
         browser.close()
     assert not problems, "\n".join(sorted(set(problems))[:40]) + f"\n(screenshots of these pages: {screens})"
+
+
+def test_no_page_quotes_a_count_that_the_page_holding_it_contradicts(tiny_html):
+    assert not reader.counts_contradicted(tiny_html.parent)
