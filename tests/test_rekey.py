@@ -132,8 +132,9 @@ def test_an_interrupted_rekey_leaves_every_entry_old_or_new_keyed_and_a_second_r
 
 
 def test_wall_times_are_not_compared_and_added_tables_are_named():
-    stored = {"t": [{"a": 1.0, "train_seconds": 3.0}]}
-    differences, added = rekey.compare_tables(stored, {"t": [{"a": 1.0, "train_seconds": 9.0}], "u": [{"b": 1}]})
+    stored = {"t": [{"a": 1.0, "train_seconds": 3.0, "seconds_per_model": 1.0}]}
+    fresh = {"t": [{"a": 1.0, "train_seconds": 9.0, "seconds_per_model": 3.0}], "u": [{"b": 1}]}
+    differences, added = rekey.compare_tables(stored, fresh)
     assert differences == [] and added == ["u"]
     differences, _ = rekey.compare_tables(stored, {"t": [{"a": 1.0000001, "train_seconds": 3.0}]})
     assert differences and "a differ" in differences[0]
@@ -162,7 +163,8 @@ def test_a_sample_whose_bytes_differ_is_judged_against_the_code_that_stored_it(s
     monkeypatch.setattr(rekey, "old_code", same_code)
     groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)
     assert groups[0].verified and groups[0].rekeyed == 4 and set(calls) == {"abc1234"}
-    assert set(groups[0].against.values()) == {"the code of commit abc1234, recomputed on this machine"}
+    assert set(groups[0].against.values()) == {"the code of commit abc1234, both computed on this machine on one "
+                                               "thread"}
 
     section(scale=5.0)  # now a real change: the old code's bytes differ from the new code's
     monkeypatch.setattr(rekey, "old_code", lambda *args: {"values": [{"seed": 0, "value": -1.0, "seconds": 0.0}]})

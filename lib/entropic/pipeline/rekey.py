@@ -5,7 +5,7 @@ A version key follows the syntax of the code a job runs (``versions``), so a beh
 verifies instead of assuming: for the entries of a section that are stale only because their code changed,
 it groups them by (job kind, the key they were stored under), recomputes a **sample** of each group with
 the current code — on this machine, with the thread count each sampled entry was computed with — and
-compares every table the stored entry holds, value for value (wall-time columns, whose names end in
+compares every table the stored entry holds, value for value (wall-time columns, whose names hold
 ``seconds``, excepted). Floating point is not bit-reproducible across machines (another CPU's vector units
 round differently), so where a sample differs from its stored bytes, the sample is computed once more under
 **the code that stored it** (the commit in its provenance, checked out beside the project, its version key
@@ -41,7 +41,7 @@ from pathlib import Path
 from .. import paths, sections
 from . import cluster, runner, store, versions
 
-TIMING = "seconds"  # columns whose names end so are wall times: never compared
+TIMING = "seconds"  # columns named with it are wall times (train_seconds, seconds_per_model): never compared
 
 
 @dataclass
@@ -82,7 +82,7 @@ def compare_tables(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) 
             continue
         for i, (old, new) in enumerate(zip(rows, fresh[name], strict=True)):
             columns = (set(old) | set(new))
-            changed = sorted(c for c in columns if not c.endswith(TIMING) and not _same(old.get(c), new.get(c)))
+            changed = sorted(c for c in columns if TIMING not in c and not _same(old.get(c), new.get(c)))
             if changed:
                 column = changed[0]
                 differences.append(f"table {name!r}, row {i}: {', '.join(changed)} differ (e.g. {column}: stored "
@@ -134,10 +134,10 @@ def choose(module, group: Group, sample: int = 1, cheap: float = 0.0) -> list:
     return [pair for pairs in by_regime.values() for pair in pairs[:sample]]
 
 
-def _recompute(section: str, job, entry, shelf) -> dict:
-    """The job's tables under the current code, with the thread count its stored entry was computed with (the
-    section's own when the entry does not say)."""
-    threads = entry.provenance.get("threads")
+def _recompute(section: str, job, entry, shelf, threads: int | None = None) -> dict:
+    """The job's tables under the current code, with ``threads`` torch threads (default: the thread count its
+    stored entry was computed with, else the section's own)."""
+    threads = threads or entry.provenance.get("threads")
     try:
         tables, _ = cluster.compute(section, job, shelf.scratch(job), threads=int(threads) if threads else None)
     finally:
@@ -173,9 +173,11 @@ def old_code(section: str, job, entry, commit: str, threads: int) -> dict:
         if made.returncode:
             raise ValueError(f"cannot check out commit {commit!r}: {made.stderr.strip() or made.stdout.strip()}")
         try:
-            corpora = paths.ROOT.parent / "shared" / "corpora"
+            shared = paths.ROOT.parent / "shared"  # found by the old code beside its tree, as beside the project
+            if shared.is_dir():
+                (Path(folder) / "shared").symlink_to(shared)
             env = {**os.environ, "PYTHONPATH": str(tree / "lib"), "ENTROPIC_RESULTS": str(Path(folder) / "results"),
-                   "OMP_NUM_THREADS": str(threads), **({"ENTROPIC_CORPORA": str(corpora)} if corpora.is_dir() else {})}
+                   "OMP_NUM_THREADS": str(threads)}
             argument = json.dumps([section, job.name, job.params, threads, entry.key])
             done = subprocess.run([sys.executable, "-c", _OLD, argument], cwd=tree, env=env, capture_output=True,
                                   text=True)
@@ -197,15 +199,18 @@ def _verify(section: str, job, entry, shelf, group: Group, log) -> None:
     against = "stored bytes"
     commit = entry.provenance.get("commit")
     if differences and commit and commit != "unknown":
+        # On one thread both codes compute deterministically: a library that picks its thread count by the load
+        # of the machine (MKL's dynamic threads) makes multi-threaded bytes vary from run to run.
         log(f"[entropic] {job.id}: differs from its stored bytes ({differences[0]}); computing it under the code "
-            f"of commit {commit} on this machine, to tell the code from the machine")
+            f"of commit {commit} and under this code on this machine, on one thread, to tell the code from the "
+            f"machine")
         try:
-            old = old_code(section, job, entry, commit, int(entry.provenance.get("threads") or 1))
+            old = old_code(section, job, entry, commit, 1)
         except ValueError as error:
             differences.append(str(error))
         else:
-            differences = [d for d in compare_tables(old, fresh)[0]]
-            against = f"the code of commit {commit}, recomputed on this machine"
+            differences = compare_tables(old, _recompute(section, job, entry, shelf, threads=1))[0]
+            against = f"the code of commit {commit}, both computed on this machine on one thread"
     group.against[job.id] = against
     group.differences += [f"{job.id}: {d}" for d in differences]
 
