@@ -45,7 +45,7 @@ def test_paper_numbers_appear_only_for_the_papers_setting():
     assert list(table.loc[[f"excess at r = {r}" for r in (1, 2, 3)], "paper says"]) == ["> floor (Theorem 1)"] * 3
     assert table["paper value"].iloc[:3].isna().all()
     facts = sections.module("surrogate").facts(custom)
-    assert "2.97" not in facts["recovery_text"] and "r\\* = 4" in facts["recovery_text"]
+    assert "2.97" not in facts["recovery_text"] and "$r^* = 4$" in facts["recovery_text"]
 
 
 def test_ladder_finds_the_break_at_b1_with_a_full_rank_control(tiny):
