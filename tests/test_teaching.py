@@ -59,17 +59,19 @@ def test_the_energy_a_teachers_last_kernel_direction_carries_is_its_term_of_a_li
 
 
 def _glued(notebook: dict) -> dict:
-    """Every value the executed notebook glued, by name: Markdown as its text, anything else as its
-    text/plain representation, parsed."""
+    """Every value the executed notebook glued, by name: a number as the exact value behind its pasted text
+    (its text/plain representation, parsed), anything else as its Markdown text."""
     values = {}
     for cell in notebook["cells"]:
         for output in cell.get("outputs", []):
             name = output.get("metadata", {}).get("scrapbook", {}).get("name")
             if name:
-                markdown = next((v for k, v in output["data"].items() if k.endswith("text/markdown")), None)
-                text = markdown or next(v for k, v in output["data"].items() if k.endswith("text/plain"))
-                text = text if isinstance(text, str) else "".join(text)
-                values[name] = text if markdown is not None else ast.literal_eval(text)
+                data = {k.rsplit("/", 2)[-2] + "/" + k.rsplit("/", 1)[-1]: v if isinstance(v, str) else "".join(v)
+                        for k, v in output["data"].items()}
+                try:
+                    values[name] = ast.literal_eval(data["text/plain"])
+                except (KeyError, SyntaxError, ValueError):
+                    values[name] = data["text/markdown"]
     return values
 
 

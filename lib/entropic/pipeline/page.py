@@ -185,9 +185,23 @@ def show_configuration(results, name: str) -> None:
     display(Markdown(configuration_markdown(results, name)))
 
 
+class Number:
+    """A number glued for the prose: its Markdown is the text ``numbers.number`` writes, its plain form the
+    exact value (what a reader of the executed notebook, or a test, gets back)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def _repr_markdown_(self) -> str:
+        return number(self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value.item() if hasattr(self.value, "item") else self.value)
+
+
 def glue(name: str, value) -> None:
-    """Glue ``value`` for a page's prose as Markdown (``{glue:md}`name```): a number as ``numbers.number``
-    writes it, so prose and tables write every number alike; text (or Markdown) as it is."""
+    """Glue ``value`` for a page's prose as Markdown (``{glue:md}`name:myst```): a number as ``numbers.number``
+    writes it (``Number``), so prose and tables write every number alike; text (or Markdown) as it is."""
     from IPython.display import Markdown
 
     try:
@@ -195,7 +209,7 @@ def glue(name: str, value) -> None:
     except ImportError:  # a launched notebook without the book's extras: glued values feed only the book's prose
         return
     if not isinstance(value, Markdown):
-        value = Markdown(value if isinstance(value, str) else number(value))
+        value = Markdown(value) if isinstance(value, str) else Number(value)
     myst_glue(name, value, display=False)
 
 
