@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -82,3 +83,30 @@ def check_verdicts(table: pd.DataFrame) -> None:
         signed = row["kind"] in verdicts.SIGNED and not pd.isna(row["p"])
         significant = bool(row["p"] < verdicts.SIGNIFICANCE) if signed else None
         assert row["verdict"] == verdicts.verdict(bool(row["claim holds"]), agrees, significant), quantity
+
+
+@pytest.fixture
+def toy(tmp_path, monkeypatch):
+    """The toy section (tests/toy_section.py), found by the registry from its module file alone."""
+    import textwrap
+
+    import toy_section
+    from entropic import sections
+
+    folder = tmp_path / "extra_sections"
+    folder.mkdir()
+    (folder / "toy.py").write_text(textwrap.dedent(toy_section.TOY))
+    monkeypatch.setattr(sections, "__path__", [*sections.__path__, str(folder)])
+    notebooks = tmp_path / "notebooks"
+    (notebooks / "params").mkdir(parents=True)
+    (notebooks / "toy.md").write_text(toy_section.NOTEBOOK)
+    (notebooks / "params" / "quick.yaml").write_text("toy:\n  seeds: [0, 1, 2]\n")
+    monkeypatch.setattr(paths, "NOTEBOOKS", notebooks)
+    monkeypatch.setattr(paths, "PROFILES", notebooks / "params")
+    monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(paths, "TABLES", tmp_path / "tables")
+    module = sections.module("toy")
+    module.CALLS.clear()
+    module.FAIL_AT = module.NAN_AT = None
+    yield module
+    sys.modules.pop("entropic.sections.toy", None)

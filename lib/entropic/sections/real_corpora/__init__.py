@@ -8,7 +8,8 @@ row carries the corpus's provenance (its source and sha256, never a machine's pa
 located, and an empty or binary file rejected naming it, when the jobs are planned, before any work.
 
 The package: this module declares the section (``Config``, ``CLAIMS``, ``jobs``, the fit of each job
-kind); ``analysis`` turns stored rows into the tables beside the paper; ``figures`` draws them.
+kind); ``analysis`` turns stored rows into the tables beside the paper; ``figures`` draws them; ``prose``
+computes every number the text quotes.
 Used by ``notebooks/real_corpora.md``.
 """
 
@@ -235,7 +236,6 @@ from .across_corpora import correlations  # noqa: E402
 from .analysis import cells, measure_variation, trajectory  # noqa: E402  (the tables and figures the page shows)
 from .declared import DECLARED  # noqa: E402
 from .figures import (  # noqa: E402
-    facts,
     figure_lag_mi,
     figure_learning,
     figure_long_run,
@@ -247,6 +247,7 @@ from .fits import FITS, fit  # noqa: E402  (one function per kind of job)
 from .grid import availability, budgets  # noqa: E402
 from .long_run import trajectory as long_run_trajectory  # noqa: E402
 from .long_run import verdicts as long_run_verdicts  # noqa: E402
+from .prose import facts  # noqa: E402
 from .readings import spectra_table  # noqa: E402
 from .tables import compare, specification  # noqa: E402
 

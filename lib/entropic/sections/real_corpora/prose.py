@@ -1,0 +1,176 @@
+"""The numbers and phrases App. B's prose quotes, every one computed from the stored results."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...engine import statistics as stats
+from ...pipeline import verdicts
+from ...pipeline.numbers import number
+from . import CLAIMS, analysis, grid, long_run, tables
+from .analysis import cells, per_seed
+from .grid import main_budget
+from .readings import ENTROPIES, MIN_CORPORA, PREDICTORS, Reading
+
+
+def _span(values) -> str:
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    return f"{values.min():.3g}–{values.max():.3g}" if values.size else "—"
+
+
+def facts(results, spec: pd.DataFrame | None = None) -> dict:
+    """Every number and phrase the page's prose quotes (``spec``: the specification table, if computed).
+    Every key is always present: a dash or NaN where the stored results cannot supply it."""
+    cfg = results.cfg
+    found = grid.availability(cfg)
+    missing = list(found.index[found["status"] == "missing"])
+    nan, dash = float("nan"), "—"
+    out = {"n_asked": len(cfg.corpora), "n_found": int((found["status"] == "found").sum()),
+           "missing": ", ".join(f"`{m}`" for m in missing) or "none", "pinned": 0, "models": 0,
+           **{f"cv_{column}": nan for column in PREDICTORS},
+           **dict.fromkeys(["lags_span", "ridge_share", "ridge_numerical_span", "main_budget", "budgets", "loss_span",
+                            "tail_span", "layer0_span", "last_layer_span", "cv_seed_span", "cost"], dash),
+           "largest": 0, "last_layer": 0, "spec_claims": 0, "spec_robust": 0, "spec_flipping": "none",
+           "trajectory_text": "No checkpoints are stored.", "critical_corpora": nan, "critical_cells": nan,
+           "paper_r_text": dash, "ridge_text": "No corpus is stored.", "entropy_text": dash,
+           "predictor_change": dash, "spectra_cells": "none", "long_text": "The long run is not stored yet.",
+           "long_cost": dash, "long_what": f"{cfg.long_corpus} at d_model = {cfg.long_d_model}"
+                                            if cfg.long_corpus else "no corpus (the long run is switched off)"}
+    if "predictor" in results.tables:
+        pred = results["predictor"]
+        for column in PREDICTORS:
+            out[f"cv_{column}"] = stats.coefficient_of_variation(pred[column]) if len(pred) > 1 else nan
+        out |= _data_facts(pred, len(cfg.d_models))
+        out |= {"lags_span": _span(pred["effective_lags"]), "ridge_share": _span(pred["ridge_rank"]
+                                                                                / pred["ablation_context"]),
+                "ridge_numerical_span": _span(pred["ridge_numerical_rank"]), "pinned": int(pred["matches_pin"].sum())}
+    if "models" not in results.tables:
+        return out
+    main, table = main_budget(results), grid.budgets(results)
+    models, seeds = grid.grid(results, "models"), per_seed(results)
+    final = models[np.isclose(models["fraction"], 1.0)]
+    trained = final.drop_duplicates(["budget", "corpus", "d_model", "seed"])
+    out |= {"main_budget": f"{main / 1e6:g}M tokens per model", "models": int((trained["budget"] == main).sum()),
+            "budgets": ", ".join(
+        f"{b / 1e6:g}M tokens per model ({int(r['cells stored'])} of {int(r['cells asked'])} cells)"
+        for b, r in table.iterrows())}
+    width = int(seeds["d_model"].max())
+    top = cells(results).xs(width, level="d_model")
+    last = max(c for c in top.columns if c.startswith("layer ")).removeprefix("layer ")
+    out |= {"largest": width, "last_layer": int(last), "layer0_span": _span(top["layer 0"]),
+            "last_layer_span": _span(top[f"layer {last}"]), "loss_span": _span(top["val_loss"]),
+            "tail_span": _span(top["tail_val_loss"]), "cv_seed_span": _span(cells(results)["CV_seed"])}
+    costs = []
+    for budget in sorted(set(final["budget"])):
+        own = final[final["budget"] == budget].drop_duplicates(["corpus", "d_model"])  # the grid only
+        tag = f"-{budget / 1e6:g}M-"
+        devices = sorted({e.provenance.get("device", "?") for e in results.entries if tag in e.job})
+        costs.append(f"the {budget / 1e6:g}M grid took {own['train_seconds'].sum():,.0f} s of training "
+                     f"({', '.join(devices)})")
+    cost = "; ".join(costs)
+    out["cost"] = cost[:1].upper() + cost[1:] + "."
+    out |= _spectra_facts(results) | _long_facts(results) | _entropy_facts(results, main)
+    steps = analysis.trajectory(results)
+    if len(steps):
+        out["trajectory_text"] = _trajectory_text(steps)
+    spec = tables.specification(results) if spec is None else spec
+    robust = spec["flips on"].astype(str).str.endswith("every reading")
+    out |= {"spec_claims": len(spec), "spec_robust": int(robust.sum()),
+            "spec_flipping": ", ".join(f"`{claim}` (on {row['flips on']})" for claim, row in spec[~robust].iterrows())
+            or "none"}
+    return out
+
+
+def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
+    """The data side's sentences: the |r| the corpora need, the paper's own r against it, the ridge verdict
+    in words, H₁ under two readings, and how the predictor changed with its null."""
+    n = len(pred)
+    out = {}
+    if n >= MIN_CORPORA:
+        need, cells_need = stats.critical_r(n), stats.critical_r(n * widths)
+        paper = abs(CLAIMS["pearson"].value)
+        out |= {"critical_corpora": need, "critical_cells": cells_need,
+                "paper_r_text": f"with {n} corpora a correlation needs |r| ≥ {need:.2f} for p < 0.05 (and "
+                                f"{cells_need:.2f} over {n * widths} pooled cells); the paper's own r = "
+                                f"−{paper:.3f} would " + ("reach it." if paper >= need else
+                                                          "itself not reach it: it would be *not significant* here.")}
+    T = pred["ablation_context"]
+    full = int((pred["ridge_numerical_rank"] == T).sum())
+    out["ridge_text"] = (
+        f"At the precision it is computed in (float64, NumPy's rule), the ridge operator has numerical rank "
+        f"{_span(pred['ridge_numerical_rank'])} of $T$ = {int(T.iloc[0])}: full rank in {full} of {n} corpora, so "
+        f"'collapses to full rank for every corpus' {'holds' if full == n else 'fails'} under the main reading "
+        f"(at the float32 rule the ranks are {_span(pred['ridge_numerical_rank_float32'])}). Its effective rank is "
+        f"{_span(pred['ridge_rank'] / T)} of $T$: far from spread over every direction.")
+    if n >= MIN_CORPORA:
+        out["predictor_change"] = (
+            f"Under the max-over-lags null the six predicted ranks are {_span(pred['effective_lags'])} "
+            f"({_span(pred['informative_lags'])} informative lags); under the earlier lag-1 rule "
+            f"{_span(pred['effective_lags_lag1'])}; the largest change is "
+            f"{number((pred['effective_lags'] - pred['effective_lags_lag1']).abs().max(), 2)} and the across-corpus CV "
+            f"goes from {stats.coefficient_of_variation(pred['effective_lags_lag1']):.2f} to "
+            f"{stats.coefficient_of_variation(pred['effective_lags']):.2f}.")
+    return out
+
+
+def _entropy_facts(results, budget: int) -> dict:
+    """The FFN claim under both readings of H₁, in one sentence."""
+    parts = []
+    for entropy, label in ENTROPIES.items():
+        reading = Reading(budget=budget, entropy=entropy)
+        try:
+            row = next(r for r in analysis.claims(results, reading, spread=False) if r["key"] == "ffn")
+        except (KeyError, ValueError):
+            return {}
+        if row["verdict"] == verdicts.UNDEFINED:
+            return {}
+        parts.append(f"with {label}, r = {row['ours']:.2f} (p = {row['p']:.3f}): {row['verdict']}")
+    return {"entropy_text": "The paper does not define $H_1$. Pearson($H_1$, FFN stable rank) at the largest width "
+                            "and the main budget, " + "; ".join(parts) + ". The main table's verdict uses the "
+                            "first reading; " + ("both readings give the same verdict." if len(set(
+                                p.rsplit(": ", 1)[1] for p in parts)) == 1 else
+                                "**the verdict changes with the reading of $H_1$**, so the FFN result is not a "
+                                "contradiction of the paper that the data can settle.")}
+
+
+def _spectra_facts(results) -> dict:
+    spectra = grid.grid(results, "spectra")
+    if spectra.empty:
+        return {}
+    cells_ = spectra.drop_duplicates(["budget", "corpus", "d_model"]).sort_values(["budget", "d_model", "corpus"])
+    return {"spectra_cells": ", ".join(f"{c} at d_model = {d} ({b / 1e6:g}M)" for b, c, d in
+                                       cells_[["budget", "corpus", "d_model"]].itertuples(index=False))}
+
+
+def _long_facts(results) -> dict:
+    table = long_run.verdicts(results)
+    if table.empty:
+        return {}
+    cfg = results.cfg
+    parts = [f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
+             f"({r['change over the last doubling']:+.1%} over the last doubling; the paper: {r['paper says']}): "
+             f"**{r['outcome']}**" for _, r in table.iterrows()]
+    entry = [e for e in results.entries if "-long-" in e.job]
+    seconds = sum(e.provenance.get("seconds", 0.0) for e in entry)
+    return {"long_text": f"The long run ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed}): "
+                         + "; ".join(parts) + ".",
+            "long_cost": f"{seconds / 3600:.1f} h" if seconds else "—"}
+
+
+def _trajectory_text(steps: pd.DataFrame) -> str:
+    """Per budget: in how many (corpus, width) cells the rank rises as the loss falls, and per width where
+    the cells disagree."""
+    rises = steps["Spearman(rank, loss)"] < 0
+    text = (f"In {int(rises.sum())} of the {len(steps)} (budget, corpus, width) cells the measured rank rises "
+            f"while the validation loss falls from checkpoint to checkpoint (Spearman over the checkpoints < 0)")
+    if rises.all():
+        return text + ": within every model, the rank tracks fitting progress."
+    parts = []
+    for budget, group in steps.groupby("budget"):
+        up = rises[group.index]
+        widths = ", ".join(f"{int(up[w_group.index].sum())} of {len(w_group)} at d_model = {w}"
+                           for w, w_group in group.groupby("d_model"))
+        parts.append(f"{budget / 1e6:g}M tokens per model: {widths}")
+    return text + "; per budget, the cells where it rises: " + "; ".join(parts) + "."
