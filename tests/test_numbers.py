@@ -29,3 +29,11 @@ def test_three_significant_digits_marks_and_dashes():
 
 def test_a_token_budget_is_named_as_app_b_names_it():
     assert tokens(1536000) == "1.536M" and tokens(15_360_000) == "15.36M" and tokens(102400) == "0.1024M"
+
+
+def test_a_range_is_written_in_the_books_format_one_number_where_all_are_equal():
+    from entropic.pipeline.numbers import missing, span
+
+    assert span([31.4, float("nan"), 24.71]) == "24.7–31.4" and span([-2.0, -0.5]) == "−2–−0.5"
+    assert span([200.0, 200.0]) == "200" and span([], "no n of the grid") == "no n of the grid"
+    assert missing(None) and missing(float("nan")) and not missing(0.0) and not missing("nan")

@@ -158,7 +158,7 @@ def test_a_sample_whose_bytes_differ_is_judged_against_the_code_that_stored_it(s
 
     def same_code(section_name, job, entry, commit, threads):  # the stored commit's code, computing here
         calls.append(commit)
-        return rekey._normal(runner.cluster.compute(section_name, job)[0])
+        return store.as_stored(runner.cluster.compute(section_name, job)[0])
 
     monkeypatch.setattr(rekey, "old_code", same_code)
     groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)

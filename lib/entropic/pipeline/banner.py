@@ -12,6 +12,11 @@ def _short(value) -> str:
     return f"[{', '.join(map(str, value))}]" if isinstance(value, tuple) else str(value)
 
 
+def _listed(items, shown: int = 3) -> str:
+    """The first ``shown`` of ``items``, with an ellipsis where there are more."""
+    return "; ".join(items[:shown]) + (" …" if len(items) > shown else "")
+
+
 def banner_markdown(results, requested: str | None = None) -> str:
     """The page's first lines: what is shown (profile or custom parameters, how far from the paper's, the
     stop rule), then an admonition for each thing a reader must know: results of a smaller profile shown
@@ -59,7 +64,7 @@ def banner_markdown(results, requested: str | None = None) -> str:
                                  f"; `{results.rekey}` verifies the new code on a sample of them and, when it "
                                  f"reproduces their numbers, marks them current without recomputing the rest.")))
     if results.corrupt:
-        listed = "; ".join(why for _, why in results.corrupt[:3]) + (" …" if len(results.corrupt) > 3 else "")
+        listed = _listed([why for _, why in results.corrupt])
         notes.append(("warning", f"**Unreadable results:** the stored entries of {len(results.corrupt)} of {total} "
                                  f"jobs are corrupt (truncated, or failing their checksum), so the tables below leave "
                                  f"them out ({listed}). `{results.resume}` recomputes them and keeps every readable "
@@ -67,7 +72,7 @@ def banner_markdown(results, requested: str | None = None) -> str:
     if results.conflicts:
         notes.append(("note", f"**Recomputed, other numbers:** {len(results.conflicts)} jobs recomputed for this page "
                               f"gave numbers that differ from their stored entries: "
-                              + "; ".join(results.conflicts[:3]) + (" …" if len(results.conflicts) > 3 else "")))
+                              + _listed(results.conflicts)))
     for kind, note in notes:
         text += f"\n\n```{{{kind}}}\n{note}\n```"
     return text

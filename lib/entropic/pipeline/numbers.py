@@ -27,9 +27,14 @@ def power_of_ten(value: float, digits: int = 3) -> str:
     return f"{mantissa.replace('-', MINUS)}×10{str(int(exponent)).translate(SUPERSCRIPTS)}"
 
 
+def missing(value) -> bool:
+    """Whether ``value`` is no number at all: None or NaN."""
+    return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
+
+
 def number(value, digits: int = 3) -> str:
     """The book's text for ``value`` (see the module docstring); ``digits`` significant digits."""
-    if value is None or (isinstance(value, float | np.floating) and math.isnan(value)):
+    if missing(value):
         return DASH
     if isinstance(value, bool | np.bool_):
         return "✓" if value else "✗"
@@ -48,6 +53,17 @@ def number(value, digits: int = 3) -> str:
     if "e" in text:  # rounding reached the next power of ten (99999.7 at 3 digits)
         return power_of_ten(value, digits)
     return _whole(int(text)) if text.lstrip("-").isdigit() else text.replace("-", MINUS)
+
+
+def span(values, empty: str = DASH) -> str:
+    """The range of ``values`` (NaN left out) as the book writes it: "24.7–31.4", one number where all are
+    equal, ``empty`` where there is none."""
+    values = np.asarray(values, dtype=float)
+    values = values[np.isfinite(values)]
+    if not values.size:
+        return empty
+    low, high = values.min(), values.max()
+    return number(low) if low == high else f"{number(low)}–{number(high)}"
 
 
 def tokens(count) -> str:

@@ -12,14 +12,13 @@ lives in ``banner``. Used by every section notebook; ``runner`` computes, this m
 
 from __future__ import annotations
 
-import math
 import re
 
 import pandas as pd
 
 from . import verdicts
 from .banner import banner_markdown, show_banner  # noqa: F401  (every page shows its banner through page)
-from .numbers import DASH, number
+from .numbers import DASH, missing, number
 
 BADGES = {verdicts.REPRODUCED: "success", verdicts.CLAIM_HOLDS: "warning", verdicts.NOT_REPRODUCED: "danger",
           verdicts.NOT_SIGNIFICANT: "secondary", verdicts.UNDEFINED: "secondary", verdicts.NOT_CHECKED: "light"}
@@ -93,7 +92,7 @@ def show_parts(frame: pd.DataFrame, caption: str, name: str, parts: int | list[l
 
 
 def _agreement(agrees, tolerance: str) -> str:
-    if agrees is None or (isinstance(agrees, float) and math.isnan(agrees)):
+    if missing(agrees):
         return DASH
     return f"{cell(bool(agrees))} {tolerance}"
 
@@ -108,15 +107,14 @@ def claim_mark(holds, verdict: str) -> str:
     row a dash."""
     if verdict == verdicts.NOT_SIGNIFICANT:
         return UNDECIDED
-    if verdict in (verdicts.UNDEFINED, verdicts.NOT_CHECKED) or holds is None or (
-            isinstance(holds, float) and math.isnan(holds)):
+    if verdict in (verdicts.UNDEFINED, verdicts.NOT_CHECKED) or missing(holds):
         return DASH
     return cell(bool(holds))
 
 
 def _with_p(ours, p) -> str | float:
     """Our number, with the permutation p-value of a correlation beside it where the row has one."""
-    if p is None or (isinstance(p, float) and math.isnan(p)):
+    if missing(p):
         return ours
     return f"{number(ours)} (p = {number(p)})"
 

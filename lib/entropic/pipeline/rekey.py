@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import os
 import subprocess
 import sys
@@ -40,8 +39,6 @@ from pathlib import Path
 
 from .. import paths, sections
 from . import cluster, runner, store, versions
-
-TIMING = "seconds"  # columns named with it are wall times (train_seconds, seconds_per_model): never compared
 
 
 @dataclass
@@ -63,15 +60,10 @@ class Group:
         return bool(self.sample) and not self.differences
 
 
-def _normal(value):
-    """A table value as it is stored (JSON), so a recomputed float compares as its stored text does."""
-    return json.loads(json.dumps(value, default=store._json))
-
-
 def compare_tables(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) -> tuple[list[str], list[str]]:
     """(differences, tables added): every table the stored entry holds must be reproduced row for row and
     value for value, wall-time columns excepted; tables only the fresh computation has are listed as added."""
-    fresh = _normal(fresh)
+    fresh = store.as_stored(fresh)
     differences = []
     for name, rows in stored.items():
         if name not in fresh:
@@ -82,19 +74,13 @@ def compare_tables(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) 
             continue
         for i, (old, new) in enumerate(zip(rows, fresh[name], strict=True)):
             columns = (set(old) | set(new))
-            changed = sorted(c for c in columns if TIMING not in c and not _same(old.get(c), new.get(c)))
+            changed = sorted(c for c in columns if not store.wall_time(c) and not store.same(old.get(c), new.get(c)))
             if changed:
                 column = changed[0]
                 differences.append(f"table {name!r}, row {i}: {', '.join(changed)} differ (e.g. {column}: stored "
                                    f"{old.get(column)!r}, recomputed {new.get(column)!r})")
                 break
     return differences, sorted(set(fresh) - set(stored))
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    return a == b
 
 
 def stale_groups(section: str, profile: str) -> list[Group]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from .. import paths
 
 FORMAT = 1
-TIMING = "seconds"  # columns whose names end so are wall times: they differ from run to run, never compared
+TIMING = "seconds"  # columns named with it are wall times (train_seconds, seconds_per_model): never compared
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def _where(provenance: dict) -> str:
 def differences(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) -> list[str]:
     """``table.column`` of every value in which two entries' tables differ, wall times (:data:`TIMING`) excepted;
     ``fresh`` is compared as it would be stored (JSON). Empty when they hold the same numbers."""
-    fresh = json.loads(json.dumps(fresh, default=_json))
+    fresh = as_stored(fresh)
     changed = set()
     for name in sorted(set(stored) | set(fresh)):
         old, new = stored.get(name), fresh.get(name)
@@ -177,14 +177,26 @@ def differences(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) -> 
             continue
         for a, b in zip(old, new, strict=True):
             changed |= {f"{name}.{c}" for c in set(a) | set(b)
-                        if not c.endswith(TIMING) and not _same(a.get(c, _ABSENT), b.get(c, _ABSENT))}
+                        if not wall_time(c) and not same(a.get(c, _ABSENT), b.get(c, _ABSENT))}
     return sorted(changed)
 
 
 _ABSENT = object()
 
 
-def _same(a, b) -> bool:
+def as_stored(value):
+    """``value`` (tables) as the store writes and reads it back (JSON), so that a fresh float compares as its
+    stored text does."""
+    return json.loads(json.dumps(value, default=_json))
+
+
+def wall_time(column: str) -> bool:
+    """Whether a column holds a wall time (:data:`TIMING` in its name), which differs from run to run."""
+    return TIMING in column
+
+
+def same(a, b) -> bool:
+    """Two stored values equal, NaN equal to NaN."""
     if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
         return True
     return a == b

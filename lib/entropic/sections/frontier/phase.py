@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ...pipeline.numbers import span
 from . import PHASE
 from .analysis import _scored, label
 
@@ -40,13 +41,6 @@ def minimal_n(results) -> pd.DataFrame:
     return pd.DataFrame({label(name): smallest_exact_n(grid) for name, grid in fractions.items()}).rename_axis("r*")
 
 
-def _span(series: pd.Series) -> str:
-    values = series.dropna()
-    if not len(values):
-        return "no n of the grid"
-    return f"{values.min():g}" if values.min() == values.max() else f"{values.min():g}–{values.max():g}"
-
-
 def _largest_exact(grid: pd.DataFrame, n: int) -> str:
     """The largest value of the grid's rows up to which every seed is exact at sample size ``n``."""
     if n not in grid.columns:
@@ -69,8 +63,9 @@ def phase_text(results) -> str:
     noise = phase_fractions(results, "n", "sigma", {"d": cfg.d, "r_star": cfg.phase_r_star})
     width = phase_fractions(results, "n", "d", {"sigma": cfg.sigma, "r_star": cfg.phase_r_star})
     names = [label(n).split(" (")[0] for n in PHASE]
+    unknown_n, known_n = (span(ns, "no n of the grid") for ns in (unknown, known))
     text = (f"At the grid's σ = {cfg.sigma:g} and d = {cfg.d}, the smallest n of the grid from which every seed reads "
-            f"r\\* exactly is {_span(unknown)} for the {names[1]} and {_span(known)} for the {names[0]}, across "
+            f"r\\* exactly is {unknown_n} for the {names[1]} and {known_n} for the {names[0]}, across "
             f"r\\* = {', '.join(map(str, table.index))}"
             + (f" ({min(cfg.phase_ns)} is the grid's smallest n: exact recovery may reach below it)."
                if min(cfg.phase_ns) in set(table.stack()) else "."))

@@ -7,17 +7,11 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...pipeline import verdicts
-from ...pipeline.numbers import number
+from ...pipeline.numbers import number, span
 from . import CLAIMS, analysis, grid, long_run, tables
 from .analysis import cells, per_seed
 from .grid import main_budget
 from .readings import ENTROPIES, MIN_CORPORA, PREDICTORS, Reading
-
-
-def _span(values) -> str:
-    values = np.asarray(values, dtype=float)
-    values = values[np.isfinite(values)]
-    return f"{values.min():.3g}–{values.max():.3g}" if values.size else "—"
 
 
 def facts(results, spec: pd.DataFrame | None = None) -> dict:
@@ -43,9 +37,9 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
         for column in PREDICTORS:
             out[f"cv_{column}"] = stats.coefficient_of_variation(pred[column]) if len(pred) > 1 else nan
         out |= _data_facts(pred, len(cfg.d_models))
-        out |= {"lags_span": _span(pred["effective_lags"]), "ridge_share": _span(pred["ridge_rank"]
+        out |= {"lags_span": span(pred["effective_lags"]), "ridge_share": span(pred["ridge_rank"]
                                                                                 / pred["ablation_context"]),
-                "ridge_numerical_span": _span(pred["ridge_numerical_rank"]), "pinned": int(pred["matches_pin"].sum())}
+                "ridge_numerical_span": span(pred["ridge_numerical_rank"]), "pinned": int(pred["matches_pin"].sum())}
     if "models" not in results.tables:
         return out
     main, table = main_budget(results), grid.budgets(results)
@@ -59,9 +53,9 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
     width = int(seeds["d_model"].max())
     top = cells(results).xs(width, level="d_model")
     last = max(c for c in top.columns if c.startswith("layer ")).removeprefix("layer ")
-    out |= {"largest": width, "last_layer": int(last), "layer0_span": _span(top["layer 0"]),
-            "last_layer_span": _span(top[f"layer {last}"]), "loss_span": _span(top["val_loss"]),
-            "tail_span": _span(top["tail_val_loss"]), "cv_seed_span": _span(cells(results)["CV_seed"])}
+    out |= {"largest": width, "last_layer": int(last), "layer0_span": span(top["layer 0"]),
+            "last_layer_span": span(top[f"layer {last}"]), "loss_span": span(top["val_loss"]),
+            "tail_span": span(top["tail_val_loss"]), "cv_seed_span": span(cells(results)["CV_seed"])}
     costs = []
     for budget in sorted(set(final["budget"])):
         own = final[final["budget"] == budget].drop_duplicates(["corpus", "d_model"])  # the grid only
@@ -100,15 +94,15 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
     full = int((pred["ridge_numerical_rank"] == T).sum())
     out["ridge_text"] = (
         f"At the precision it is computed in (float64, NumPy's rule), the ridge operator has numerical rank "
-        f"{_span(pred['ridge_numerical_rank'])} of $T$ = {int(T.iloc[0])}: full rank in {full} of {n} corpora, so "
+        f"{span(pred['ridge_numerical_rank'])} of $T$ = {int(T.iloc[0])}: full rank in {full} of {n} corpora, so "
         f"'collapses to full rank for every corpus' {'holds' if full == n else 'fails'} under the main reading "
-        f"(at the float32 rule the ranks are {_span(pred['ridge_numerical_rank_float32'])}). Its effective rank is "
-        f"{_span(pred['ridge_rank'] / T)} of $T$: far from spread over every direction.")
+        f"(at the float32 rule the ranks are {span(pred['ridge_numerical_rank_float32'])}). Its effective rank is "
+        f"{span(pred['ridge_rank'] / T)} of $T$: far from spread over every direction.")
     if n >= MIN_CORPORA:
         out["predictor_change"] = (
-            f"Under the max-over-lags null the six predicted ranks are {_span(pred['effective_lags'])} "
-            f"({_span(pred['informative_lags'])} informative lags); under the earlier lag-1 rule "
-            f"{_span(pred['effective_lags_lag1'])}; the largest change is "
+            f"Under the max-over-lags null the six predicted ranks are {span(pred['effective_lags'])} "
+            f"({span(pred['informative_lags'])} informative lags); under the earlier lag-1 rule "
+            f"{span(pred['effective_lags_lag1'])}; the largest change is "
             f"{number((pred['effective_lags'] - pred['effective_lags_lag1']).abs().max(), 2)} and the across-corpus CV "
             f"goes from {stats.coefficient_of_variation(pred['effective_lags_lag1']):.2f} to "
             f"{stats.coefficient_of_variation(pred['effective_lags']):.2f}.")
