@@ -166,6 +166,22 @@ def test_a_sample_whose_bytes_differ_is_judged_against_the_code_that_stored_it(s
     assert set(groups[0].against.values()) == {"the code of commit abc1234, both computed on this machine on one "
                                                "thread"}
 
+    section(name="renamed_again")  # the computing commit's code holds the key of before the re-key: the next
+    calls.clear()                  # candidate (the commit that wrote the file, else HEAD) computes it
+
+    def keyed_later(section_name, job, entry, commit, threads):
+        calls.append(commit)
+        if commit == "abc1234":
+            raise rekey.OtherKey(f"the code of commit {commit} has version key 0, the entry {entry.key}")
+        return same_code(section_name, job, entry, commit, threads)
+
+    monkeypatch.setattr(rekey, "old_code", keyed_later)
+    groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)
+    head = rekey._git("rev-parse", "--short", "HEAD")
+    assert groups[0].verified and groups[0].rekeyed == 4 and calls[:2] == ["abc1234", head]
+    assert set(groups[0].against.values()) == {f"the code of commit {head}, both computed on this machine on one "
+                                               "thread"}
+
     section(scale=5.0)  # now a real change: the old code's bytes differ from the new code's
     monkeypatch.setattr(rekey, "old_code", lambda *args: {"values": [{"seed": 0, "value": -1.0, "seconds": 0.0}]})
     groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)

@@ -158,7 +158,10 @@ def train_charlm(model: CharLM, train_tokens, steps: int, batch_size: int = 32, 
     try:
         step = start_step
         for mark in [m for m in sorted({*marks, steps}) if m > start_step]:
-            began, losses = time.perf_counter(), []
+            began, first = time.perf_counter(), step
+            # one buffer per segment: a small tensor kept per step would sit between the freed activations
+            # and keep glibc from reusing their memory (the resident size grew by megabytes a step)
+            losses = torch.empty(mark - step, model.M, device=device)
             while step < mark:
                 count = min(_BLOCK, mark - step)
                 xs, ys = _windows(tokens, gens, count, batch_size, context, device)
@@ -167,10 +170,10 @@ def train_charlm(model: CharLM, train_tokens, steps: int, batch_size: int = 32, 
                     loss = model.loss(xs[i], ys[i])
                     loss.sum().backward()  # models are independent: each gets exactly its own gradient
                     optimizer.step()
-                    losses.append(loss.detach())
+                    losses[step - first + i] = loss.detach()
                 step += count
                 bar.update(count)
-            history[mark - len(losses):mark] = torch.stack(losses).cpu().numpy()
+            history[first:mark] = losses.cpu().numpy()
             spent += time.perf_counter() - began
             if mark in marks:
                 if on_checkpoint is not None:

@@ -8,8 +8,9 @@ the current code — on this machine, with the thread count each sampled entry w
 compares every table the stored entry holds, value for value (wall-time columns, whose names hold
 ``seconds``, excepted). Floating point is not bit-reproducible across machines (another CPU's vector units
 round differently), so where a sample differs from its stored bytes, the sample is computed once more under
-**the code that stored it** (the commit in its provenance, checked out beside the project, its version key
-checked against the entry's): when old and new code give the same bytes on this machine, the change is
+**the code whose key the entry holds** (checked out beside the project, its version key checked against the
+entry's; the commit in its provenance, else, for an entry re-keyed since, the commit that last wrote its file,
+else ``HEAD``): when old and new code give the same bytes on this machine, the change is
 behaviour-preserving and the sample counts as verified. When every sample of a group is verified, every
 entry of that group is re-written under the current key, its provenance recording the old key, the new
 key, the ids verified and against what, and the tables the new code adds (which re-keyed entries do not
@@ -140,7 +141,8 @@ section, name, params, threads, key = json.loads(sys.argv[1])
 module = sections.module(section)
 own = versions.version_key(module, params.get("kind"))
 if own != key:
-    sys.exit(f"the code of this commit has version key {own}, the entry {key}")
+    print(f"the code of this commit has version key {own}, the entry {key}", file=sys.stderr)
+    sys.exit(3)
 torch.set_num_threads(threads)
 job = store.Job(name, params)
 threaded = "threads" in inspect.signature(cluster.compute).parameters  # newer code fixes a job's threads itself
@@ -149,9 +151,14 @@ print(json.dumps(tables, default=store._json))
 """
 
 
+class OtherKey(ValueError):
+    """The code of a commit has another version key than the entry's."""
+
+
 def old_code(section: str, job, entry, commit: str, threads: int) -> dict:
     """The job's tables under the code of ``commit`` (checked out beside the project for the call), whose
-    version key must be the entry's; ValueError naming the reason when that cannot be done."""
+    version key must be the entry's (:class:`OtherKey` if it is not); ValueError naming the reason when that
+    cannot be done."""
     with tempfile.TemporaryDirectory(prefix="entropic-rekey-") as folder:
         tree = Path(folder) / "tree"
         made = subprocess.run(["git", "worktree", "add", "--detach", str(tree), commit], cwd=paths.ROOT,
@@ -168,11 +175,40 @@ def old_code(section: str, job, entry, commit: str, threads: int) -> dict:
             done = subprocess.run([sys.executable, "-c", _OLD, argument], cwd=tree, env=env, capture_output=True,
                                   text=True)
             if done.returncode:
-                raise ValueError(f"the code of commit {commit} could not compute {job.id}: "
+                error = OtherKey if done.returncode == 3 else ValueError
+                raise error(f"the code of commit {commit} could not compute {job.id}: "
                                  f"{(done.stderr.strip().splitlines() or ['?'])[-1]}")
             return json.loads(done.stdout.strip().splitlines()[-1])
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=paths.ROOT, capture_output=True)
+
+
+def _git(*arguments: str) -> str:
+    done = subprocess.run(["git", *arguments], cwd=paths.ROOT, capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def candidate_commits(entry, path: Path) -> list[str]:
+    """Commits whose code may hold the entry's version key, most likely first: the one that computed it, the
+    one that last wrote its file (a re-keyed entry's key is that of the code it was re-keyed under), HEAD."""
+    computed = entry.provenance.get("commit")
+    found = [computed if computed and computed != "unknown" else "",
+             _git("log", "-1", "--format=%h", "--", str(path)), _git("rev-parse", "--short", "HEAD")]
+    return list(dict.fromkeys(c for c in found if c))
+
+
+def _old_tables(section: str, job, entry, shelf) -> tuple[dict | None, str]:
+    """The job's tables under the first candidate commit whose code has the entry's key, on one thread, and
+    that commit; (None, the reasons) when none can compute them."""
+    reasons = []
+    for commit in candidate_commits(entry, shelf.path(job)):
+        try:
+            return old_code(section, job, entry, commit, 1), commit
+        except OtherKey as error:
+            reasons.append(str(error))
+        except ValueError as error:
+            return None, str(error)
+    return None, "; ".join(reasons) or "no commit holds the code that stored it"
 
 
 def _verify(section: str, job, entry, shelf, group: Group, log) -> None:
@@ -183,17 +219,14 @@ def _verify(section: str, job, entry, shelf, group: Group, log) -> None:
     group.sample.append(job.id)
     group.added = sorted(set(group.added) | set(added))
     against = "stored bytes"
-    commit = entry.provenance.get("commit")
-    if differences and commit and commit != "unknown":
+    if differences:
         # On one thread both codes compute deterministically: a library that picks its thread count by the load
         # of the machine (MKL's dynamic threads) makes multi-threaded bytes vary from run to run.
         log(f"[entropic] {job.id}: differs from its stored bytes ({differences[0]}); computing it under the code "
-            f"of commit {commit} and under this code on this machine, on one thread, to tell the code from the "
-            f"machine")
-        try:
-            old = old_code(section, job, entry, commit, 1)
-        except ValueError as error:
-            differences.append(str(error))
+            f"that stored it and under this code on this machine, on one thread, to tell the code from the machine")
+        old, commit = _old_tables(section, job, entry, shelf)
+        if old is None:
+            differences.append(commit)
         else:
             differences = compare_tables(old, _recompute(section, job, entry, shelf, threads=1))[0]
             against = f"the code of commit {commit}, both computed on this machine on one thread"
