@@ -142,6 +142,26 @@ def test_wall_times_are_not_compared_and_added_tables_are_named():
         rekey.rekey("surrogate", "paper", sample=0)
 
 
+def test_each_entry_records_only_the_added_tables_it_does_not_hold(section, monkeypatch):
+    section()
+    runner.run("rekeyed", "paper", compute=True, progress=False, log=lambda *_: None)
+    returned = '"seconds": 0.1 * job.params["seed"]}}]'
+    adding = SOURCE.replace(returned, returned + ', "extra": [{{"seed": job.params["seed"], "x": 1.0}}]')
+    assert adding != SOURCE
+    monkeypatch.setattr(sys.modules[__name__], "SOURCE", adding)  # the new code adds a table
+    section()
+    path = next(p for p in (paths.RESULTS / "paper" / "rekeyed").glob("seed3-*.json"))
+    data = json.loads(path.read_text())  # one entry (never sampled: the costliest) holds it already
+    data["tables"]["extra"] = [{"seed": 3, "x": 1.0}]
+    payload = {k: data[k] for k in ("format", "job", "params", "key", "tables", "provenance")}
+    path.write_text(json.dumps({**payload, "checksum": store._checksum(payload)}))
+    groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)
+    assert groups[0].verified and groups[0].rekeyed == 4 and groups[0].added == ["extra"]
+    held = {name.split("-")[0]: data["provenance"]["rekeyed"][-1]["tables added by the new code, not held"]
+            for name, data in _stored().items()}
+    assert held == {"seed0": ["extra"], "seed1": ["extra"], "seed2": ["extra"], "seed3": []}
+
+
 def test_a_sample_whose_bytes_differ_is_judged_against_the_code_that_stored_it(section, monkeypatch):
     section()
     runner.run("rekeyed", "paper", compute=True, progress=False, log=lambda *_: None)

@@ -260,7 +260,8 @@ def rekey(section: str, profile: str = "paper", *, sample: int = 1, cheap: float
         stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         for job, entry in group.jobs:
             record = {"from": group.old, "to": group.new, "verified": group.sample, "against": group.against,
-                      "date": stamp, "tables added by the new code, not held": group.added}
+                      "date": stamp, "tables added by the new code, not held": [t for t in group.added
+                                                                                if t not in entry.tables]}
             provenance = {**entry.provenance, "rekeyed": [*entry.provenance.get("rekeyed", []), record]}
             shelf.save(job, group.new, entry.tables, provenance)
             group.rekeyed += 1
