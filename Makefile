@@ -39,7 +39,7 @@ pdf: $(STAMP)  ## the whole book as one PDF at PROFILE: _build/pdf/entropic-boun
 	$(PY) -m entropic.pipeline.pdf
 
 test: $(STAMP) $(CFF_STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadgroup  # two processes; tests sharing a built book or a cluster stay together
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests benchmarks

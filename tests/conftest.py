@@ -16,9 +16,27 @@ os.environ["ENTROPIC_BUILD"] = str(_SESSION / "book" / "build")
 
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+import torch  # noqa: E402
 
 from entropic import paths  # noqa: E402
 from entropic.pipeline import book  # noqa: E402
+
+# ``make test`` runs the suite in two processes (pytest-xdist): each takes its share of the cores, since two
+# torch processes each on every core slow each other several times over.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+
+# Tests sharing an expensive module- or session-wide fixture run in one process, which builds it once.
+SHARED = {"tiny_html": "html", "scheduler": "cluster"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        for fixture, group in SHARED.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+
 
 # The header of a MyST notebook, for tests that write a page of their own.
 MYST_HEADER = """---

@@ -107,7 +107,18 @@ def test_a_section_declares_the_thread_count_of_its_heavy_jobs(held_threads, mon
 
 
 @pytest.fixture(scope="module")
-def scheduler():
+def own_sections(tmp_path_factory):
+    """A folder of section modules of one's own, named by ENTROPIC_SECTIONS to the workers the scheduler
+    starts (and to this process through the registry's path)."""
+    folder = tmp_path_factory.mktemp("sections")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ENTROPIC_SECTIONS", str(folder))
+        patch.setattr(sections, "__path__", [*sections.__path__, str(folder)])
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def scheduler(own_sections):
     """The LocalCluster of ``--cluster local:2`` (two single-threaded worker processes), reached by its
     address as a remote cluster is; yields (scheduler address, client)."""
     with cluster.client("local:2") as client:
@@ -115,11 +126,10 @@ def scheduler():
 
 
 @pytest.fixture
-def slow_section(tmp_path, monkeypatch):
-    """The slow section as a real module of the package (worker processes import it from there), with a
-    profile of its own; removed afterwards."""
-    module = paths.SECTIONS / "slow.py"
-    assert not module.exists()
+def slow_section(own_sections, tmp_path, monkeypatch):
+    """The slow section as a module of one's own (worker processes find it through ENTROPIC_SECTIONS), with
+    a profile of its own; removed afterwards. The working tree is not touched."""
+    module = own_sections / "slow.py"
     module.write_text(textwrap.dedent(SLOW))
     (tmp_path / "quick.yaml").write_text("slow: {}\n")
     monkeypatch.setattr(paths, "PROFILES", tmp_path)

@@ -1,13 +1,14 @@
 """The pipeline around the store: compute what is missing, resume, recompute the corrupt, flag the stale,
 keep custom runs apart; and a toy section that needs only its module and notebook."""
 
+import shutil
 import sys
 import textwrap
 
 import pytest
 
 from entropic import paths, sections
-from entropic.pipeline import book, cluster, config, page, runner, store, versions
+from entropic.pipeline import book, cluster, page, runner, store, versions
 from toy_section import NOTEBOOK, TOY
 
 
@@ -57,23 +58,25 @@ def test_custom_parameters_keep_their_own_place_in_the_store(toy):
 
 
 @pytest.fixture
-def toy_in_tree():
-    """The toy section as a real module, notebook and quick-profile entry of the working tree (a notebook
-    kernel is another process: it must find them where every section lives); removed afterwards."""
-    module, notebook = paths.SECTIONS / "toy.py", paths.NOTEBOOKS / "toy.md"
-    profile = config.profile_path("quick")
-    assert not module.exists() and not notebook.exists()
-    profile_text = profile.read_text()
-    module.write_text(textwrap.dedent(TOY))
-    notebook.write_text(NOTEBOOK)
-    profile.write_text(profile_text + "toy: {}\n")
-    try:
-        yield
-    finally:
-        profile.write_text(profile_text)
-        module.unlink()
-        notebook.unlink()
-        sys.modules.pop("entropic.sections.toy", None)
+def toy_in_tree(tmp_path, monkeypatch):
+    """The toy section as a module, notebook and quick-profile entry of folders of one's own, found as
+    every section is, here and in a notebook kernel (another process: ENTROPIC_SECTIONS and
+    ENTROPIC_PROFILES name the folders to it); the working tree is not touched."""
+    folder, notebooks, profiles = tmp_path / "sections", tmp_path / "notebooks", tmp_path / "params"
+    for made in (folder, notebooks):
+        made.mkdir()
+    shutil.copytree(paths.PROFILES, profiles)
+    (folder / "toy.py").write_text(textwrap.dedent(TOY))
+    (notebooks / "toy.md").write_text(NOTEBOOK)
+    with (profiles / "quick.yaml").open("a") as profile:
+        profile.write("toy: {}\n")
+    monkeypatch.setenv("ENTROPIC_SECTIONS", str(folder))
+    monkeypatch.setenv("ENTROPIC_PROFILES", str(profiles))
+    monkeypatch.setattr(sections, "__path__", [*sections.__path__, str(folder)])
+    monkeypatch.setattr(paths, "NOTEBOOKS", notebooks)
+    monkeypatch.setattr(paths, "PROFILES", profiles)
+    yield
+    sys.modules.pop("entropic.sections.toy", None)
 
 
 @pytest.mark.integration

@@ -22,7 +22,8 @@ CHECKOUT = PACKAGE.parents[1]  # the repository, when this package is the one of
 IN_CHECKOUT = (CHECKOUT / "notebooks" / "params").is_dir() and (CHECKOUT / "pyproject.toml").is_file()
 ROOT = CHECKOUT if IN_CHECKOUT else Path.cwd()
 NOTEBOOKS = CHECKOUT / "notebooks"
-PROFILES = NOTEBOOKS / "params" if IN_CHECKOUT else PACKAGE / "profiles"
+# The parameter profiles; ENTROPIC_PROFILES names a folder of one's own instead.
+PROFILES = Path(os.environ.get("ENTROPIC_PROFILES", NOTEBOOKS / "params" if IN_CHECKOUT else PACKAGE / "profiles"))
 BOOK_SOURCES = ROOT / "book"
 # The results store, results/<label>/<section>/<job>.json, and the build folder; both can be moved
 # (ENTROPIC_RESULTS, ENTROPIC_BUILD), which the tests do to stay out of the working tree.

@@ -10,14 +10,19 @@ A section module owns everything specific to its part of the paper:
   prose quotes, as one dict) and its figures.
 
 Sections never import each other; what they share lives in the engine or the pipeline. Modules are
-imported lazily, so the command line answers ``--help`` at once.
+imported lazily, so the command line answers ``--help`` at once. Section modules of one's own can live
+outside the package: the folders named in ``ENTROPIC_SECTIONS`` (separated by ``os.pathsep``) are searched
+after this one, in this process and in every process it starts (notebook kernels, cluster workers).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import types
+
+__path__ = [*__path__, *(folder for folder in os.environ.get("ENTROPIC_SECTIONS", "").split(os.pathsep) if folder)]
 
 
 def names() -> list[str]:
