@@ -52,17 +52,53 @@ kernelspec:
 """
 
 
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder ``build(folder)`` fills, built once per test run: under ``make test``'s two processes the
+    first to ask builds it while the other waits (a lock in the run's shared temporary folder), and both read
+    the same folder; a build that fails leaves no folder, so the next process to ask builds it again."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    import fcntl
+
+    shared = tmp_path_factory.getbasetemp().parent
+    folder = shared / name
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".built").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            try:
+                build(folder)
+            except BaseException:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            (folder / ".built").touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
-def tiny_book() -> Path:
-    """A book root with every section of the table of contents rendered at the ``tiny`` profile."""
+def tiny_book(tmp_path_factory) -> Path:
+    """A book root with every section of the table of contents rendered at the ``tiny`` profile (its pages
+    in the session's build folder, its results in the session's store); rendered once per test run."""
     root = _SESSION / "book"
-    root.mkdir(parents=True, exist_ok=True)
-    for name in ("_config.yml", "_toc.yml"):
-        shutil.copy(paths.ROOT / name, root / name)
-    shutil.copytree(paths.BOOK_SOURCES, root / "book", dirs_exist_ok=True)
-    shutil.copytree(paths.ROOT / "_assets", root / "_assets", dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("mathjax"))
-    book.execute_all([(name, "tiny", {}) for name in book.toc_notebooks()], log=lambda *_: None)
+
+    def render(folder: Path) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        for name in ("_config.yml", "_toc.yml"):
+            shutil.copy(paths.ROOT / name, root / name)
+        shutil.copytree(paths.BOOK_SOURCES, root / "book", dirs_exist_ok=True)
+        shutil.copytree(paths.ROOT / "_assets", root / "_assets", dirs_exist_ok=True,
+                        ignore=shutil.ignore_patterns("mathjax"))
+        book.execute_all([(name, "tiny", {}) for name in book.toc_notebooks()], log=lambda *_: None)
+        shutil.copytree(root, folder / "book")
+        shutil.copytree(paths.RESULTS / "tiny", folder / "results", ignore=shutil.ignore_patterns(".partial"))
+
+    rendered = built_once(tmp_path_factory, "tiny-book", render)
+    if not (root / "_toc.yml").exists():  # rendered by the other process: this session's copy
+        shutil.copytree(rendered / "book", root)
+        shutil.copytree(rendered / "results", paths.RESULTS / "tiny", dirs_exist_ok=True)
     return root
 
 

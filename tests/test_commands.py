@@ -5,8 +5,9 @@ breaks, when its stored results are missing, stale or corrupt; and a fault of th
 The commands run in a copy of the project (its files, this virtual environment) whose profiles are all
 replaced by the tiny one, so they finish in seconds. Its results store starts with the tiny results the
 session already computed (every profile being tiny, their job ids are the same under every label), so
-the commands compute only what their own parameters add; the HTML build is skipped (ENTROPIC_NO_HTML)
-except in the warnings test, which builds it once. ``make test`` (this suite) and ``make bench`` (minutes
+the commands compute only what their own parameters add, and its paper book is rendered once, by ``make
+book``, when the copy is made; the HTML build is skipped (ENTROPIC_NO_HTML) except in the warnings test,
+which builds it once. ``make test`` (this suite) and ``make bench`` (minutes
 of timing) are the two commands not run here.
 """
 
@@ -19,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from conftest import built_once
 from entropic import paths
-from entropic.pipeline import runner
+from entropic.pipeline import book, runner
 
 pytestmark = pytest.mark.integration
 DOCUMENTS = ["README.md", *sorted(str(p.relative_to(paths.ROOT)) for p in paths.BOOK_SOURCES.glob("*.md")),
@@ -55,9 +57,9 @@ def fresh_shell() -> dict[str, str]:
     return {**env, "PATH": os.pathsep.join(kept)}
 
 
-@pytest.fixture(scope="module")
-def sandbox(tmp_path_factory, tiny_book):
-    root = tmp_path_factory.mktemp("project")
+def _sandbox_template(root: Path) -> None:
+    """The project's files with every profile tiny, the session's tiny results as every label's, and the paper
+    book rendered by ``make book`` (whose output is checked here: it renders every page)."""
     tracked = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=paths.ROOT,
                              capture_output=True, text=True, check=True).stdout.split()
     for name in tracked:
@@ -81,17 +83,39 @@ def sandbox(tmp_path_factory, tiny_book):
         for name in MAKE_INPUTS:
             if (root / name).exists():
                 os.utime(root / name, (stamp.stat().st_mtime - 1, stamp.stat().st_mtime - 1))
+    done = subprocess.run("make book", shell=True, cwd=root, env=_environment(root), capture_output=True, text=True,
+                          timeout=900)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rendered = {line.split(":")[0].removeprefix("[entropic] ") for line in done.stdout.splitlines()
+                if line.endswith("rendering the page")}
+    assert set(book.toc_sections(root)) <= rendered, done.stdout[-2000:]  # every section page, from its results
+
+
+def _environment(root: Path) -> dict[str, str]:
     # PYTHONPATH makes the copy's code the one that runs (this virtual environment's install points at the clone).
     env = {**fresh_shell(), "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
            "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora")}
     for name in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD"):
         env.pop(name, None)
-    return root, env
+    return env
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory, tiny_book):
+    """A copy of the project, every profile tiny, its paper book rendered (the template is built once per test
+    run; each process of ``make test`` works in a copy of its own)."""
+    template = built_once(tmp_path_factory, "sandbox", _sandbox_template)
+    root = tmp_path_factory.mktemp("project")
+    shutil.copytree(template, root, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".built"))
+    return root, _environment(root)
 
 
 MAKE_INPUTS = ("pyproject.toml", "requirements.lock", "requirements-cffconvert.lock")  # what the stamp depends on
 
 
+# Under ``make test``'s two processes the documented commands run in one and the three tests that damage and
+# mend a copy in the other, each process with its sandbox: they take about as long.
+@pytest.mark.xdist_group("documented commands")
 @pytest.mark.parametrize("document, command", documented_commands())
 def test_a_documented_command_works_as_printed(sandbox, document, command):
     root, env = sandbox
@@ -99,6 +123,7 @@ def test_a_documented_command_works_as_printed(sandbox, document, command):
     assert done.returncode == 0, f"{document}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
 
 
+@pytest.mark.xdist_group("damaged sandbox")
 def test_a_custom_run_survives_the_next_make_book(sandbox):
     root, env = sandbox
     for command in ('make section S=surrogate P="r_star=2"', "make book"):
@@ -126,6 +151,7 @@ def printed_commands(pages: Path) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+@pytest.mark.xdist_group("damaged sandbox")
 def test_the_paper_book_warns_instead_of_breaking_and_its_freshness_follows_the_code(sandbox):
     """One paper entry missing (ladder), one corrupt (attention_native), and an engine edit that stales
     the surrogate's data-only jobs: the book builds (exit 0) and each page says what is wrong in an
@@ -170,6 +196,7 @@ def test_the_paper_book_warns_instead_of_breaking_and_its_freshness_follows_the_
         assert "Stale results" not in text and "Partial results" not in text and "Unreadable" not in text, name
 
 
+@pytest.mark.xdist_group("damaged sandbox")
 def test_the_ledger_renders_again_when_a_stored_entry_it_reads_changes(sandbox):
     root, env = sandbox
     for _ in range(2):  # the second finds every page current
