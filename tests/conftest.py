@@ -22,9 +22,12 @@ from entropic import paths  # noqa: E402
 from entropic.pipeline import book  # noqa: E402
 
 # ``make test`` runs the suite in two processes (pytest-xdist): each takes its share of the cores, since two
-# torch processes each on every core slow each other several times over.
+# torch processes each on every core slow each other several times over: this process, the kernels and
+# commands it starts (OMP_NUM_THREADS) and every job they run (ENTROPIC_MAX_THREADS caps a section's THREADS).
 if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
-    torch.set_num_threads(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    _SHARE = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    os.environ["OMP_NUM_THREADS"] = os.environ["ENTROPIC_MAX_THREADS"] = str(_SHARE)
+    torch.set_num_threads(_SHARE)
 
 # Tests sharing an expensive module- or session-wide fixture run in one process, which builds it once.
 SHARED = {"tiny_html": "html", "scheduler": "cluster"}

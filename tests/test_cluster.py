@@ -225,3 +225,17 @@ def test_an_unreachable_scheduler_is_one_line_in_seconds():
     with pytest.raises(cluster.Unreachable, match=r"nosuchhost\.invalid"):
         cluster.check("tcp://nosuchhost.invalid:8786")
     cluster.check("local:2")  # nothing to reach
+
+
+def test_entropic_max_threads_caps_what_a_section_declares_and_refuses_nonsense(monkeypatch):
+    module, job = sections.module("real_corpora"), store.Job("train", {"kind": "train"})
+    monkeypatch.delenv("ENTROPIC_MAX_THREADS", raising=False)
+    assert cluster.threads_for(module, job) == 2 and cluster.threads_for(module, store.Job("d", {"kind": "data"})) == 1
+    monkeypatch.setenv("ENTROPIC_MAX_THREADS", "1")
+    assert cluster.threads_for(module, job) == 1
+    monkeypatch.setenv("ENTROPIC_MAX_THREADS", "8")
+    assert cluster.threads_for(module, job) == 2  # a cap, never more than declared
+    for value in ("0", "two", "-1"):
+        monkeypatch.setenv("ENTROPIC_MAX_THREADS", value)
+        with pytest.raises(ValueError, match="ENTROPIC_MAX_THREADS must be a positive whole number"):
+            cluster.threads_for(module, job)

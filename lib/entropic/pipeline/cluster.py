@@ -69,14 +69,26 @@ def _device() -> str:
 
 def threads_for(module, job: store.Job) -> int:
     """The torch threads a job of ``module`` runs with: the section's ``THREADS`` (a number, or a mapping from
-    job kind to number for sections whose heavy jobs run on more), else :data:`THREADS`."""
+    job kind to number for sections whose heavy jobs run on more), else :data:`THREADS`; at most
+    ``ENTROPIC_MAX_THREADS`` when that is set (a machine shared with other work: two processes each on every
+    core slow each other several times over)."""
     declared = getattr(module, "THREADS", THREADS)
     if isinstance(declared, dict):
         declared = declared.get(job.params.get("kind"), THREADS)
     if isinstance(declared, bool) or not isinstance(declared, int) or declared < 1:
         raise ValueError(f"{module.__name__}.THREADS must be a positive number of threads (or one per job kind), "
                          f"got {declared!r}")
-    return declared
+    return min(declared, max_threads() or declared)
+
+
+def max_threads() -> int | None:
+    """``ENTROPIC_MAX_THREADS``, the most torch threads a job may take (None when unset)."""
+    value = os.environ.get("ENTROPIC_MAX_THREADS", "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"ENTROPIC_MAX_THREADS must be a positive whole number of threads, got {value!r}")
+    return int(value)
 
 
 @contextlib.contextmanager
