@@ -63,6 +63,12 @@ def section(tmp_path, monkeypatch):
     runner._PLANS.clear()
 
 
+def _rewrite(path, data: dict) -> None:
+    """Write an entry edited by hand, with the checksum of what it now holds."""
+    payload = {k: data[k] for k in ("format", "job", "params", "key", "tables", "provenance")}
+    path.write_text(json.dumps({**payload, "checksum": store._checksum(payload)}))
+
+
 def _stored(section_name="rekeyed"):
     folder = paths.RESULTS / "paper" / section_name
     return {p.name: json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))}
@@ -153,8 +159,7 @@ def test_each_entry_records_only_the_added_tables_it_does_not_hold(section, monk
     path = next(p for p in (paths.RESULTS / "paper" / "rekeyed").glob("seed3-*.json"))
     data = json.loads(path.read_text())  # one entry (never sampled: the costliest) holds it already
     data["tables"]["extra"] = [{"seed": 3, "x": 1.0}]
-    payload = {k: data[k] for k in ("format", "job", "params", "key", "tables", "provenance")}
-    path.write_text(json.dumps({**payload, "checksum": store._checksum(payload)}))
+    _rewrite(path, data)
     groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)
     assert groups[0].verified and groups[0].rekeyed == 4 and groups[0].added == ["extra"]
     held = {name.split("-")[0]: data["provenance"]["rekeyed"][-1]["tables added by the new code, not held"]
@@ -171,8 +176,7 @@ def test_a_sample_whose_bytes_differ_is_judged_against_the_code_that_stored_it(s
         for row in data["tables"]["values"]:
             row["value"] += 1e-12
         data["provenance"]["commit"] = "abc1234"
-        payload = {k: data[k] for k in ("format", "job", "params", "key", "tables", "provenance")}
-        path.write_text(json.dumps({**payload, "checksum": store._checksum(payload)}))
+        _rewrite(path, data)
     section(name="renamed")
     calls = []
 
@@ -197,7 +201,7 @@ def test_a_sample_whose_bytes_differ_is_judged_against_the_code_that_stored_it(s
 
     monkeypatch.setattr(rekey, "old_code", keyed_later)
     groups = rekey.rekey("rekeyed", "paper", log=lambda *_: None)
-    head = rekey._git("rev-parse", "--short", "HEAD")
+    head = store._commit()
     assert groups[0].verified and groups[0].rekeyed == 4 and calls[:2] == ["abc1234", head]
     assert set(groups[0].against.values()) == {f"the code of commit {head}, both computed on this machine on one "
                                                "thread"}

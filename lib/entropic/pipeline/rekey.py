@@ -191,10 +191,8 @@ def _git(*arguments: str) -> str:
 def candidate_commits(entry, path: Path) -> list[str]:
     """Commits whose code may hold the entry's version key, most likely first: the one that computed it, the
     one that last wrote its file (a re-keyed entry's key is that of the code it was re-keyed under), HEAD."""
-    computed = entry.provenance.get("commit")
-    found = [computed if computed and computed != "unknown" else "",
-             _git("log", "-1", "--format=%h", "--", str(path)), _git("rev-parse", "--short", "HEAD")]
-    return list(dict.fromkeys(c for c in found if c))
+    found = [entry.provenance.get("commit"), _git("log", "-1", "--format=%h", "--", str(path)), store._commit()]
+    return list(dict.fromkeys(c for c in found if c and c != "unknown"))
 
 
 def _old_tables(section: str, job, entry, shelf) -> tuple[dict | None, str]:
