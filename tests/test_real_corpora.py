@@ -81,6 +81,7 @@ def test_every_corpus_has_its_provenance_in_the_rows_and_no_machine_path(three):
     assert len(models) == len(grid) + len(long)  # the long run is stored beside the grid, never inside it
     facts = section.facts(three)
     assert facts["n_found"] == 3 and facts["missing"] == "none" and facts["models"] == 6
+    assert f"It took {long['train_seconds'].max():,.0f} s of training." in facts["long_text"]  # its own cost
 
 
 def test_the_trajectory_has_one_row_per_model_with_its_checkpoints(three):

@@ -30,7 +30,7 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
            "trajectory_text": "No checkpoints are stored.", "critical_corpora": nan, "critical_cells": nan,
            "paper_r_text": dash, "ridge_text": "No corpus is stored.", "entropy_text": dash,
            "predictor_change": dash, "spectra_cells": "none", "long_text": "The long run is not stored yet.",
-           "long_cost": dash, "long_what": f"{cfg.long_corpus} at d_model = {cfg.long_d_model}"
+           "long_what": f"{cfg.long_corpus} at d_model = {cfg.long_d_model}"
                                             if cfg.long_corpus else "no corpus (the long run is switched off)"}
     if "predictor" in results.tables:
         pred = results["predictor"]
@@ -146,11 +146,9 @@ def _long_facts(results) -> dict:
     parts = [f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
              f"({r['change over the last doubling']:+.1%} over the last doubling; the paper: {r['paper says']}): "
              f"**{r['outcome']}**" for _, r in table.iterrows()]
-    entry = [e for e in results.entries if "-long-" in e.job]
-    seconds = sum(e.provenance.get("seconds", 0.0) for e in entry)
+    seconds = grid.long_rows(results, "models")["train_seconds"].max()  # every row holds the whole run's
     return {"long_text": f"The long run ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed}): "
-                         + "; ".join(parts) + ".",
-            "long_cost": f"{seconds / 3600:.1f} h" if seconds else "—"}
+                         + "; ".join(parts) + f". It took {seconds:,.0f} s of training."}
 
 
 def _trajectory_text(steps: pd.DataFrame) -> str:
