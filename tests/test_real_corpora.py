@@ -251,3 +251,38 @@ def test_the_pooled_correlation_is_pearson_over_every_cell_with_its_critical_r()
     assert statistics.critical_r(6) == pytest.approx(0.811, abs=1e-3)
     assert statistics.critical_r(18) == pytest.approx(0.468, abs=1e-3)
     assert abs(-0.272) < statistics.critical_r(6)  # the paper's own r would not be significant with six corpora
+
+
+@pytest.mark.parametrize("value, change, outcome", [
+    (12.6, 0.30, "supports"),  # inside the range at the paper's rounding: supports, however fast it moves
+    (19.5, float("nan"), "supports"),
+    (25.0, -0.019, "contradicts"),  # outside and settled (less than 2 % over the last doubling)
+    (12.4, 0.001, "contradicts"),
+    (25.0, -0.021, "undecided: still moving"),  # outside and still moving
+    (25.0, float("nan"), "undecided: still moving"),  # no earlier doubling: not known to be settled
+])
+def test_the_long_run_is_read_by_the_declared_rule(value, change, outcome):
+    assert section.long_run.outcome(value, change, 13.0, 19.0) == outcome
+
+
+def test_the_long_run_is_read_at_every_doubling_and_judged_at_its_last_checkpoint(three):
+    import matplotlib.pyplot as plt
+
+    table = section.long_run_trajectory(three)
+    heads = section.grid.long_rows(three, "heads")
+    assert len(table) == len(three.cfg.long_checkpoints()) * three.cfg.layers
+    by = table.set_index(["step", "layer"])["R_eff (eq. 1)"]
+    for (step, layer), value in by.items():  # the mean over heads of eq. 1, as stored
+        own = heads[(heads["step"] == step) & (heads["layer"] == layer)]
+        assert value == pytest.approx(own["static_kernel_rank"].mean())
+    doubled = table.dropna(subset=["change over the last doubling"])
+    assert len(doubled) and all(row["change over the last doubling"] == pytest.approx(
+        row["R_eff (eq. 1)"] / by[(row["step"] // 2, row["layer"])] - 1) for _, row in doubled.iterrows())
+    judged = section.long_run_verdicts(three)
+    last = table[table["step"] == table["step"].max()].set_index("layer")
+    assert list(judged["layer"]) == list(section.long_run.RANGES)
+    for _, row in judged.iterrows():
+        assert row["ours"] == last.loc[row["layer"], "R_eff (eq. 1)"] and row["tokens"] == three.cfg.long_tokens
+    labels = section.figure_long_run(three).legends[0].get_texts()
+    assert f"layer 0, grid ({len(three.cfg.seeds)} seeds)" in [t.get_text() for t in labels]
+    plt.close("all")

@@ -152,7 +152,7 @@ def figure_long_run(results):
         if len(same):
             means = same.groupby("tokens")["static_kernel_rank"].mean()
             ax.plot(means.index, means.to_numpy(), ls="none", marker="x", ms=9, mew=2, color=color,
-                    label=f"layer {layer}, grid (5 seeds)")
+                    label=f"layer {layer}, grid ({same['seed'].nunique()} seeds)")
     if table.empty:  # nothing stored yet: say so on the figure instead of drawing empty axes
         ax.set_axis_off()
         ax.text(0.5, 0.5, "The long run is not stored yet.", ha="center", va="center", transform=ax.transAxes)
