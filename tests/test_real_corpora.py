@@ -11,6 +11,7 @@ from conftest import check_verdicts
 from entropic import sections
 from entropic.engine import corpora, lm_measures
 from entropic.pipeline import runner, store, verdicts
+from entropic.pipeline.numbers import span
 
 pytestmark = pytest.mark.integration
 section = sections.module("real_corpora")
@@ -82,6 +83,8 @@ def test_every_corpus_has_its_provenance_in_the_rows_and_no_machine_path(three):
     facts = section.facts(three)
     assert facts["n_found"] == 3 and facts["missing"] == "none" and facts["models"] == 6
     assert f"It took {long['train_seconds'].max():,.0f} s of training." in facts["long_text"]  # its own cost
+    passes = section.grid.main_budget(three) / models.drop_duplicates("corpus").set_index("corpus")["chars"]
+    assert facts["passes"] == f"{span(passes)} times its corpus's length"  # how many times a model reads it
 
 
 def test_the_trajectory_has_one_row_per_model_with_its_checkpoints(three):
@@ -286,3 +289,13 @@ def test_the_long_run_is_read_at_every_doubling_and_judged_at_its_last_checkpoin
     labels = section.figure_long_run(three).legends[0].get_texts()
     assert f"layer 0, grid ({len(three.cfg.seeds)} seeds)" in [t.get_text() for t in labels]
     plt.close("all")
+
+
+def test_the_long_run_says_where_its_validation_loss_is_lowest(three):
+    long = section.grid.long_rows(three, "models")
+    tokens = sorted(long["tokens"].unique())
+    models = three["models"].copy()  # doctored: the loss is lowest at the second checkpoint, then rises
+    models.loc[long.index, "val_loss"] = long["tokens"].map({t: 3.0 + abs(k - 1) for k, t in enumerate(tokens)})
+    text = section.facts(dataclasses.replace(three, tables={**three.tables, "models": models}))["long_text"]
+    assert f"lowest at {tokens[1] / 1e6:g}M tokens (3 nats per character" in text and "over-fitted" in text
+    assert "over-fitted" not in section.facts(three)["long_text"]  # the stored tiny run's loss falls to its end

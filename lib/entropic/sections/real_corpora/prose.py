@@ -25,7 +25,7 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
            "missing": ", ".join(f"`{m}`" for m in missing) or "none", "pinned": 0, "models": 0,
            **{f"cv_{column}": nan for column in PREDICTORS},
            **dict.fromkeys(["lags_span", "ridge_share", "ridge_numerical_span", "main_budget", "budgets", "loss_span",
-                            "tail_span", "layer0_span", "last_layer_span", "cv_seed_span", "cost"], dash),
+                            "tail_span", "layer0_span", "last_layer_span", "cv_seed_span", "cost", "passes"], dash),
            "largest": 0, "last_layer": 0, "spec_claims": 0, "spec_robust": 0, "spec_flipping": "none",
            "trajectory_text": "No checkpoints are stored.", "critical_corpora": nan, "critical_cells": nan,
            "paper_r_text": dash, "ridge_text": "No corpus is stored.", "entropy_text": dash,
@@ -46,6 +46,8 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
     models, seeds = grid.grid(results, "models"), per_seed(results)
     final = models[np.isclose(models["fraction"], 1.0)]
     trained = final.drop_duplicates(["budget", "corpus", "d_model", "seed"])
+    chars = final.drop_duplicates("corpus").set_index("corpus")["chars"]
+    out["passes"] = f"{span(main / chars)} times its corpus's length"
     out |= {"main_budget": f"{main / 1e6:g}M tokens per model", "models": int((trained["budget"] == main).sum()),
             "budgets": ", ".join(
         f"{b / 1e6:g}M tokens per model ({int(r['cells stored'])} of {int(r['cells asked'])} cells)"
@@ -146,9 +148,23 @@ def _long_facts(results) -> dict:
     parts = [f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
              f"({r['change over the last doubling']:+.1%} over the last doubling; the paper: {r['paper says']}): "
              f"**{r['outcome']}**" for _, r in table.iterrows()]
-    seconds = grid.long_rows(results, "models")["train_seconds"].max()  # every row holds the whole run's
+    models = grid.long_rows(results, "models")
+    seconds = models["train_seconds"].max()  # every row holds the whole run's
+    loss = models.groupby("tokens")["val_loss"].mean()
+    best, last, chars = loss.idxmin(), loss.index.max(), int(models["chars"].iloc[0])
+    fit = (f" Its validation loss is lowest at {best / 1e6:g}M tokens ({loss[best]:.3g} nats per character; "
+           f"there layer 0 reads {_long_mean(results, best, 0):.3g} and layer 1 {_long_mean(results, best, 1):.3g}) "
+           f"and rises to {loss[last]:.3g} at {last / 1e6:g}M: {last / 1e6:g}M tokens are {last / chars:.0f} times "
+           f"the corpus's {chars:,} characters, so past {best / 1e6:g}M the model fits its training text, not the "
+           f"language, and the last checkpoints measure an over-fitted model.") if best < last else ""
     return {"long_text": f"The long run ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed}): "
-                         + "; ".join(parts) + f". It took {seconds:,.0f} s of training."}
+                         + "; ".join(parts) + f". It took {seconds:,.0f} s of training." + fit}
+
+
+def _long_mean(results, tokens: int, layer: int) -> float:
+    """The long run's mean over heads of R_eff(W_QK) (eq. 1) at ``tokens`` in ``layer``."""
+    table = long_run.trajectory(results)
+    return float(table[(table["tokens"] == tokens) & (table["layer"] == layer)]["R_eff (eq. 1)"].iloc[0])
 
 
 def _trajectory_text(steps: pd.DataFrame) -> str:
