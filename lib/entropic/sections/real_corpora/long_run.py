@@ -49,10 +49,11 @@ def outcome(value: float, change: float, low: float, high: float) -> str:
     return CONTRADICTS if np.isfinite(change) and abs(change) < SETTLED else UNDECIDED
 
 
-def verdicts(results) -> pd.DataFrame:
+def verdicts(results, table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per layer with a paper range: the paper's range, the long run's last reading, its change over the last
-    doubling of tokens and the declared rule's outcome. Empty when the long run is not stored."""
-    table = trajectory(results)
+    doubling of tokens and the declared rule's outcome (from ``table``, the run's :func:`trajectory`, when the
+    caller has it). Empty when the long run is not stored."""
+    table = trajectory(results) if table is None else table
     rows = []
     for layer, (low, high) in RANGES.items():
         own = table[table["layer"] == layer]

@@ -141,7 +141,8 @@ def _spectra_facts(results) -> dict:
 
 
 def _long_facts(results) -> dict:
-    table = long_run.verdicts(results)
+    trajectory = long_run.trajectory(results)
+    table = long_run.verdicts(results, trajectory)
     if table.empty:
         return {}
     cfg = results.cfg
@@ -150,21 +151,16 @@ def _long_facts(results) -> dict:
              f"**{r['outcome']}**" for _, r in table.iterrows()]
     models = grid.long_rows(results, "models")
     seconds = models["train_seconds"].max()  # every row holds the whole run's
-    loss = models.groupby("tokens")["val_loss"].mean()
+    loss = trajectory.drop_duplicates("tokens").set_index("tokens")["val_loss"]
+    rank = trajectory.set_index(["tokens", "layer"])["R_eff (eq. 1)"]
     best, last, chars = loss.idxmin(), loss.index.max(), int(models["chars"].iloc[0])
     fit = (f" Its validation loss is lowest at {best / 1e6:g}M tokens ({loss[best]:.3g} nats per character; "
-           f"there layer 0 reads {_long_mean(results, best, 0):.3g} and layer 1 {_long_mean(results, best, 1):.3g}) "
+           f"there layer 0 reads {rank[(best, 0)]:.3g} and layer 1 {rank[(best, 1)]:.3g}) "
            f"and rises to {loss[last]:.3g} at {last / 1e6:g}M: {last / 1e6:g}M tokens are {last / chars:.0f} times "
            f"the corpus's {chars:,} characters, so past {best / 1e6:g}M the model fits its training text, not the "
            f"language, and the last checkpoints measure an over-fitted model.") if best < last else ""
     return {"long_text": f"The long run ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed}): "
                          + "; ".join(parts) + f". It took {seconds:,.0f} s of training." + fit}
-
-
-def _long_mean(results, tokens: int, layer: int) -> float:
-    """The long run's mean over heads of R_eff(W_QK) (eq. 1) at ``tokens`` in ``layer``."""
-    table = long_run.trajectory(results)
-    return float(table[(table["tokens"] == tokens) & (table["layer"] == layer)]["R_eff (eq. 1)"].iloc[0])
 
 
 def _trajectory_text(steps: pd.DataFrame) -> str:
