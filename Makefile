@@ -36,7 +36,7 @@ section: $(STAMP)  ## make section S=surrogate P="r_star=4 d=16"
 
 pdf: $(STAMP)  ## the whole book as one PDF at PROFILE: _build/pdf/entropic-bound.pdf
 	$(PY) -m entropic book $(PROFILE_FLAG) --no-html
-	$(PY) -m entropic.pipeline.pdf
+	$(PY) -m entropic.publish.pdf
 
 test: $(STAMP) $(CFF_STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup  # two processes; tests sharing a built book or a cluster stay together

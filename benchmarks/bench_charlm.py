@@ -6,7 +6,7 @@ model, AdamW), five seeds, on random tokens over a 90-symbol alphabet, at d_mode
 * SGEMM: a 2048³ float32 matrix product, the rate the arithmetic of this CPU reaches;
 * naive: a plain ``nn.Module`` Transformer of the same shape (``nn.Linear``, PyTorch's causal attention),
   one model at a time for the five seeds, each with its own AdamW;
-* batched: ``engine.lm_train.train_charlm`` on ``engine.charlm.CharLM`` holding the five seeds as one
+* batched: ``engine.lm.train.train_charlm`` on ``engine.lm.charlm.CharLM`` holding the five seeds as one
   tensor program (training uses the fused causal attention);
 * variants of the batched engine, each tried and recorded: the attention weights materialized explicitly
   (as measurement needs them), one thread instead of two, and ``torch.compile`` of the model.
@@ -32,7 +32,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from entropic.engine import charlm, lm_train
+from entropic.engine.lm import charlm
+from entropic.engine.lm import train as lm_train
 
 V, T, B, L, H, SEEDS = 90, 64, 16, 2, 4, 5
 

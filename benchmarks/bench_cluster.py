@@ -31,7 +31,7 @@ import results
 import torch
 
 from entropic import paths
-from entropic.pipeline import cluster, runner
+from entropic.jobs import cluster, runner
 
 
 def system_seconds() -> float:

@@ -6,7 +6,7 @@ seed 0): per (teacher, r*) a rank sweep r = 1 … 2r* (1,500 steps) and one over
 
 * naive loop: per student its own factored model (X W_Q)(X W_K)ᵀ X V / √d and its own Adam, one after
   another, fixed steps; timed for a few steps per student and extrapolated;
-* engine, fixed steps: ``engine.train.train`` on the job's batch of students; timed for a few steps and
+* engine, fixed steps: ``engine.synthetic.train.train`` on the job's batch of students; timed for a few steps and
   extrapolated (its cost is linear in the steps);
 * engine, converged: the same jobs run to the end as the section runs them under ``stop=converged``
   (sweep students leave the batch once their loss has settled, capped at the paper's steps; recovery
@@ -34,11 +34,11 @@ import time
 import results
 import torch
 
-from entropic.engine import protocol
-from entropic.engine.models import QKStudents
-from entropic.engine.protocol import RECOVERY_STOP
-from entropic.engine.tasks import TEACHERS, make_attention_task
-from entropic.engine.train import rank_sweep, train
+from entropic.engine.synthetic import protocol
+from entropic.engine.synthetic.models import QKStudents
+from entropic.engine.synthetic.protocol import RECOVERY_STOP
+from entropic.engine.synthetic.tasks import TEACHERS, make_attention_task
+from entropic.engine.synthetic.train import rank_sweep, train
 
 T, D, SIGMA, SWEEP_STEPS, RECOVERY_STEPS = 16, 32, 0.05, 1500, 2500
 
@@ -109,7 +109,7 @@ def grid(args, device) -> list[str]:
             f"| batched engine, one process, job after job, extrapolated | {total / engine_seconds:,.0f} | "
             f"{engine_seconds / 60:.1f} min | {naive_seconds / engine_seconds:.1f}× |"]
     if args.workers:
-        from entropic.pipeline import runner
+        from entropic.jobs import runner
 
         start = time.perf_counter()
         result = runner.run("attention_native", args.profile, compute=True, force=True, progress=False,

@@ -19,7 +19,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from entropic import paths  # noqa: E402
-from entropic.pipeline import book  # noqa: E402
+from entropic.publish import build as book  # noqa: E402
 
 # ``make test`` runs the suite in two processes (pytest-xdist): each takes its share of the cores, since two
 # torch processes each on every core slow each other several times over: this process, the kernels and
@@ -127,7 +127,7 @@ def check_verdicts(table: pd.DataFrame) -> None:
     claim, the p-value."""
     import math
 
-    from entropic.pipeline import verdicts
+    from entropic.report import verdicts
 
     for quantity, row in table.iterrows():
         assert row["criterion"] == verdicts.CRITERIA[row["kind"]], quantity
@@ -148,7 +148,7 @@ def toy(tmp_path, monkeypatch):
     import textwrap
 
     import toy_section
-    from entropic import sections
+    from entropic import registry, sections
 
     folder = tmp_path / "extra_sections"
     folder.mkdir()
@@ -162,7 +162,7 @@ def toy(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "PROFILES", notebooks / "params")
     monkeypatch.setattr(paths, "RESULTS", tmp_path / "results")
     monkeypatch.setattr(paths, "TABLES", tmp_path / "tables")
-    module = sections.module("toy")
+    module = registry.module("toy")
     module.CALLS.clear()
     module.FAIL_AT = module.NAN_AT = None
     yield module

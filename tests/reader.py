@@ -22,9 +22,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
-from entropic.pipeline.figures import MIN_PX  # the smallest figure text a reader should meet
+from entropic.report.figures import MIN_PX  # the smallest figure text a reader should meet
 
-OPEN_DROPDOWNS = """() => {  // dropdowns and toggled solutions open, as pipeline.pdf prints them
+OPEN_DROPDOWNS = """() => {  // dropdowns and toggled solutions open, as publish.pdf prints them
   document.querySelectorAll('details').forEach(d => { d.open = true; });
   document.querySelectorAll('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));
 }"""

@@ -2,9 +2,9 @@
 
 import torch
 
-from entropic.engine import teaching
-from entropic.pipeline import argument_figures
-from entropic.pipeline.verdicts import FLOOR_BAND
+from entropic.argument import figures as argument_figures
+from entropic.argument import teaching
+from entropic.report.verdicts import FLOOR_BAND
 
 torch.set_num_threads(1)
 

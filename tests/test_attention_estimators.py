@@ -3,9 +3,10 @@ import math
 import pytest
 import torch
 
-from entropic.engine import attention_estimators as estimators
-from entropic.engine import kernel_regression, spectral
-from entropic.engine.tasks import attention_scores, make_attention_task, make_surrogate_task
+from entropic.engine import spectral
+from entropic.engine.synthetic import attention_estimators as estimators
+from entropic.engine.synthetic import kernel_regression
+from entropic.engine.synthetic.tasks import attention_scores, make_attention_task, make_surrogate_task
 
 
 def _relative_error(estimate, truth):

@@ -7,7 +7,8 @@ import pytest
 
 from conftest import MYST_HEADER
 from entropic import paths
-from entropic.pipeline import book, runner, store
+from entropic.jobs import runner, store
+from entropic.publish import build as book
 
 
 def _entry_path(section: str, profile: str, index: int = 0):

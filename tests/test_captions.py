@@ -1,6 +1,6 @@
-"""A table's caption sits above the box that scrolls, never inside it (pipeline/captions.py)."""
+"""A table's caption sits above the box that scrolls, never inside it (publish/captions.py)."""
 
-from entropic.pipeline.captions import lift_captions
+from entropic.publish.captions import lift_captions
 
 TABLE = ('<p>before</p><div class="pst-scrollable-table-container"><table class="table" id="tbl-x">\n'
          '<caption><span class="caption-number">Table R1.1 </span><span class="caption-text">Wide.</span>'

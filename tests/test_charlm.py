@@ -2,7 +2,9 @@ import numpy as np
 import pytest
 import torch
 
-from entropic.engine import charlm, corpora, lm_train
+from entropic.engine.corpus import corpora
+from entropic.engine.lm import charlm
+from entropic.engine.lm import train as lm_train
 
 
 def _tiny(seeds=(0,), V=11, T=8, D=16):

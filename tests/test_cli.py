@@ -7,7 +7,7 @@ import time
 import pytest
 
 from entropic import paths
-from entropic.pipeline import cluster, runner, store
+from entropic.jobs import cluster, runner, store
 
 
 def _cli(args, capsys) -> tuple[int, str]:

@@ -14,8 +14,8 @@ import time
 import pytest
 import torch
 
-from entropic import paths, sections
-from entropic.pipeline import cluster, runner, store
+from entropic import paths, registry, sections
+from entropic.jobs import cluster, runner, store
 
 pytestmark = pytest.mark.integration
 
@@ -24,9 +24,9 @@ SLOW = '''
 import time
 from dataclasses import dataclass
 
-from ..pipeline import verdicts
-from ..pipeline.config import SectionConfig, distinct_ints, param
-from ..pipeline.store import Job
+from ..report import verdicts
+from ..jobs.config import SectionConfig, distinct_ints, param
+from ..jobs.store import Job
 
 TITLE = "slow"
 TABLE = "tbl-slow"
@@ -99,7 +99,7 @@ def test_a_section_declares_the_thread_count_of_its_heavy_jobs(held_threads, mon
     tables, provenance = cluster.compute("attention_native", job)
     torch.set_num_threads(2)
     assert tables == module.fit(job) and provenance["threads"] == 2 and cluster.threads_for(module, job) == 2
-    corpora = sections.module("real_corpora")
+    corpora = registry.module("real_corpora")
     assert cluster.threads_for(corpora, store.Job("x", {"kind": "train"})) == 2  # App. B trains on two
     assert cluster.threads_for(corpora, store.Job("x", {"kind": "data"})) == 1
     monkeypatch.setattr(module, "THREADS", 0)
@@ -214,7 +214,7 @@ def test_a_worker_running_other_code_refuses_naming_both_keys():
                                    "n": 50, "spectrum": "sharp"})
     with pytest.raises(cluster.JobFailed, match=r"runs other code than the client .*client not-the-key"):
         cluster._work("surrogate", job, "not-the-key", None)
-    assert "surrogate" in sections.names()
+    assert "surrogate" in registry.names()
 
 
 def test_an_unreachable_scheduler_is_one_line_in_seconds():
@@ -229,7 +229,7 @@ def test_an_unreachable_scheduler_is_one_line_in_seconds():
 
 
 def test_entropic_max_threads_caps_what_a_section_declares_and_refuses_nonsense(monkeypatch):
-    module, job = sections.module("real_corpora"), store.Job("train", {"kind": "train"})
+    module, job = registry.module("real_corpora"), store.Job("train", {"kind": "train"})
     monkeypatch.setenv("ENTROPIC_MAX_THREADS", "1")
     assert cluster.threads_for(module, job) == 1
     monkeypatch.setenv("ENTROPIC_MAX_THREADS", "8")

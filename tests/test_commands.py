@@ -22,7 +22,8 @@ import pytest
 
 from conftest import built_once
 from entropic import paths
-from entropic.pipeline import book, runner
+from entropic.jobs import runner
+from entropic.publish import build as book
 
 pytestmark = pytest.mark.integration
 DOCUMENTS = ["README.md", *sorted(str(p.relative_to(paths.ROOT)) for p in paths.BOOK_SOURCES.glob("*.md")),

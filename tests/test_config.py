@@ -4,39 +4,39 @@ import sys
 
 import pytest
 
-from entropic import sections
-from entropic.pipeline import config, runner
+from entropic import registry
+from entropic.jobs import config, runner
 
 
 def test_every_section_declares_each_parameter_once_with_a_description():
-    for name in sections.names():
-        for field in dataclasses.fields(sections.module(name).Config):
+    for name in registry.names():
+        for field in dataclasses.fields(registry.module(name).Config):
             assert field.metadata["help"], (name, field.name)
 
 
 def test_config_defaults_are_the_papers_values():
-    surrogate = sections.module("surrogate").Config()
+    surrogate = registry.module("surrogate").Config()
     assert (surrogate.T, surrogate.d, surrogate.r_star, surrogate.sigma, surrogate.n) == (16, 12, 3, 0.05, 3000)
-    grid = sections.module("attention_native").Config()
+    grid = registry.module("attention_native").Config()
     assert grid.r_stars == (1, 2, 3, 4, 6, 8) and grid.steps == 1500 and grid.recovery_steps == 2500
     assert grid.stop == "fixed"
 
 
 @pytest.mark.parametrize("profile", ["quick", "paper", "tiny"])
 def test_every_profile_is_valid_for_every_section(profile):
-    for name in sections.names():
+    for name in registry.names():
         runner.plan(name, profile)
 
 
 def test_the_quick_profile_holds_overrides_only():
     for name, overrides in config.load_profile("quick").items():
-        paper = sections.module(name).Config()
+        paper = registry.module(name).Config()
         for key, value in overrides.items():
             assert getattr(paper, key) != (tuple(value) if isinstance(value, list) else value), (name, key)
 
 
 def test_a_profile_override_changes_exactly_that_parameter():
-    Config = sections.module("surrogate").Config
+    Config = registry.module("surrogate").Config
     base = config.resolve(Config, "surrogate", "quick")
     changed = config.resolve(Config, "surrogate", "quick", {"sigma": 0.1})
     assert changed.params() == {**base.params(), "sigma": 0.1}
@@ -87,11 +87,11 @@ def test_unknown_profiles_and_sections_name_the_known_ones():
     with pytest.raises(ValueError, match=r"unknown profile 'fast'.*quick"):
         config.load_profile("fast")
     with pytest.raises(ValueError, match=r"unknown section 'appendix_z'.*surrogate"):
-        sections.module("appendix_z")
+        registry.module("appendix_z")
 
 
 def test_the_configuration_table_marks_what_differs_from_the_paper():
-    cfg = config.resolve(sections.module("surrogate").Config, "surrogate", "quick")
+    cfg = config.resolve(registry.module("surrogate").Config, "surrogate", "quick")
     table = cfg.table()
     assert table.loc["n", "differs"] and table.loc["n", "paper"] == "3000"
     assert not table.loc["T", "differs"]

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from entropic.engine import corpora, corpus_provenance, corpus_tokens
+from entropic.engine.corpus import corpora
+from entropic.engine.corpus import provenance as corpus_provenance
+from entropic.engine.corpus import tokens as corpus_tokens
 
 TEXT = "To be, or not to be: that is the question.\n"
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from entropic.engine import corpus_operators
+from entropic.engine.corpus import operators as corpus_operators
 
 
 def test_a_random_text_has_a_higher_predicted_rank_than_a_constant_one_and_it_is_deterministic():

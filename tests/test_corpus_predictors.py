@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from entropic.engine import corpus_predictors
+from entropic.engine.corpus import predictors as corpus_predictors
 
 
 def test_unigram_entropy_is_log_k_for_a_uniform_text_and_zero_for_a_constant_one():
@@ -51,7 +51,7 @@ def test_lag_mi_is_deterministic_for_a_seed():
 
 
 def _english(chars: int = 60_000) -> np.ndarray:
-    from entropic.engine import corpora
+    from entropic.engine.corpus import corpora
 
     return corpora.load_corpus("english", max_chars=chars).tokens
 

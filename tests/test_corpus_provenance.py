@@ -2,7 +2,8 @@ import re
 
 import pytest
 
-from entropic.engine import corpora, corpus_provenance
+from entropic.engine.corpus import corpora
+from entropic.engine.corpus import provenance as corpus_provenance
 
 
 def test_the_real_shared_folder_matches_its_pins_and_sources_md():

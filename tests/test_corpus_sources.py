@@ -1,4 +1,4 @@
-"""App. B's corpora rebuilt from their sources (engine/corpus_sources.py): each recipe's rules, the pin
+"""App. B's corpora rebuilt from their sources (engine/corpus/sources.py): each recipe's rules, the pin
 check, the cache that load_corpus reads, and a clear message without a network. One opt-in test downloads the
 python corpus's Debian packages and checks the assembled text against its pin."""
 
@@ -11,8 +11,7 @@ import urllib.error
 import pytest
 
 from entropic import paths
-from entropic.engine import corpora
-from entropic.engine import corpus_sources as sources
+from entropic.engine.corpus import corpora, sources
 
 SHARED = paths.ROOT.parent / "shared" / "corpora"
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from entropic.engine import corpus_tokens
+from entropic.engine.corpus import tokens as corpus_tokens
 
 
 def test_split_is_a_deterministic_contiguous_tail():

@@ -6,8 +6,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from entropic import sections
-from entropic.pipeline import runner, verdicts
+from entropic import registry
+from entropic.jobs import runner
+from entropic.report import verdicts
 
 pytestmark = pytest.mark.integration
 
@@ -22,7 +23,7 @@ def tiny():
 def _holds(name, results, kind, **tables) -> list[bool]:
     """Whether the claims of ``kind`` hold once ``tables`` replace the stored ones."""
     doctored = dataclasses.replace(results, tables={**results.tables, **tables})
-    table = sections.module(name).compare(doctored)
+    table = registry.module(name).compare(doctored)
     return list(table.loc[table["kind"] == kind, "claim holds"].astype(bool))
 
 
@@ -126,17 +127,17 @@ def test_the_knee_statistic_orders_the_spectra():
 def test_sign_claims_need_a_significant_correlation_of_the_papers_sign():
     results = runner.run("real_corpora", "tiny", {"corpora": ["english", "python", "json", "music", "linux"]},
                          progress=False)
-    measured = section_cells = sections.module("real_corpora").cells(results)
+    measured = section_cells = registry.module("real_corpora").cells(results)
     widest = measured.index.get_level_values("d_model").max()
     rank = section_cells.xs(widest, level="d_model")["static_kernel_rank"]
     pred = results["predictor"].set_index("corpus")
     opposite = pred.assign(effective_lags=-rank.reindex(pred.index) * 10).reset_index()
     same = pred.assign(effective_lags=rank.reindex(pred.index) * 10).reset_index()
-    table = sections.module("real_corpora").compare(dataclasses.replace(results, tables={**results.tables,
+    table = registry.module("real_corpora").compare(dataclasses.replace(results, tables={**results.tables,
                                                                                           "predictor": opposite}))
     pearson = table[table.index.str.startswith("Pearson(predicted")].iloc[0]
     assert pearson["claim holds"] and pearson["p"] < 0.05 and pearson["verdict"] != verdicts.NOT_SIGNIFICANT
-    table = sections.module("real_corpora").compare(dataclasses.replace(results, tables={**results.tables,
+    table = registry.module("real_corpora").compare(dataclasses.replace(results, tables={**results.tables,
                                                                                           "predictor": same}))
     pearson = table[table.index.str.startswith("Pearson(predicted")].iloc[0]
     assert not pearson["claim holds"] and pearson["verdict"] == verdicts.NOT_REPRODUCED

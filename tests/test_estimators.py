@@ -1,8 +1,8 @@
 
 import pytest
 
-from entropic.engine import estimators
-from entropic.engine.tasks import make_surrogate_task
+from entropic.engine.synthetic import estimators
+from entropic.engine.synthetic.tasks import make_surrogate_task
 
 
 @pytest.mark.parametrize("r_star", [1, 3, 5])

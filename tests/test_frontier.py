@@ -10,7 +10,9 @@ import pytest
 import torch
 
 from entropic import paths
-from entropic.pipeline import book, config, store, verdicts, versions
+from entropic.jobs import config, store, versions
+from entropic.publish import build as book
+from entropic.report import verdicts
 from entropic.sections import frontier
 
 SMALL = {"setting": "grid", "T": 6, "d": 8, "r_star": 2, "n": 120, "sigma": 0.05, "seed": 1, "spectrum": "sharp"}

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from entropic.engine import charlm, lm_train
-from entropic.engine.models import QKStudents
-from entropic.engine.tasks import make_attention_task
-from entropic.engine.train import train
+from entropic.engine.lm import charlm
+from entropic.engine.lm import train as lm_train
+from entropic.engine.synthetic.models import QKStudents
+from entropic.engine.synthetic.tasks import make_attention_task
+from entropic.engine.synthetic.train import train
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device on this machine")
 

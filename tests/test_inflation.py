@@ -6,7 +6,8 @@ import math
 import numpy as np
 import pytest
 
-from entropic.engine import inflation, spectral
+from entropic.engine import spectral
+from entropic.engine.synthetic import inflation
 
 
 def test_the_quarter_circle_law_has_mean_eight_over_three_pi_and_unit_second_moment():

@@ -1,7 +1,8 @@
 import pytest
 import torch
 
-from entropic.engine import kernel_regression, spectral
+from entropic.engine import spectral
+from entropic.engine.synthetic import kernel_regression
 
 
 @pytest.mark.parametrize("tau", [0.0, 0.1, 0.5, 1.0, 3.0])

@@ -3,8 +3,11 @@
 import pandas as pd
 import pytest
 
-from entropic import sections
-from entropic.pipeline import book, ledger, runner, verdicts
+from entropic import registry
+from entropic.jobs import runner
+from entropic.publish import build as book
+from entropic.publish import ledger
+from entropic.report import verdicts
 
 pytestmark = pytest.mark.integration
 
@@ -18,16 +21,16 @@ def claims():
 
 def test_every_decided_claim_is_a_row_of_its_sections_table_with_the_same_verdict(claims):
     for name in book.toc_sections():
-        table = sections.module(name).compare(runner.run(name, "tiny", compute=False, progress=False))
+        table = registry.module(name).compare(runner.run(name, "tiny", compute=False, progress=False))
         decided = claims[(claims["section"] == name) & (claims["verdict"] != verdicts.NOT_CHECKED)]
         assert list(decided["quantity"]) == list(table.index)
         assert list(decided["verdict"]) == list(table["verdict"])
-        assert set(decided["table"]) <= {sections.module(name).TABLE}
+        assert set(decided["table"]) <= {registry.module(name).TABLE}
 
 
 def test_claims_no_table_decides_are_listed_as_not_checked_with_why(claims):
     for name in book.toc_sections():
-        module = sections.module(name)
+        module = registry.module(name)
         listed = set(zip(claims.loc[claims["section"] == name, "paper says"],
                          claims.loc[claims["section"] == name, "where"], strict=True))
         assert {(c.says, c.where) for c in module.CLAIMS.values()} <= listed  # none omitted

@@ -2,7 +2,8 @@ import numpy as np
 import pytest
 import torch
 
-from entropic.engine import charlm, lm_measures
+from entropic.engine.lm import charlm
+from entropic.engine.lm import measures as lm_measures
 from entropic.engine.spectral import effective_rank
 
 T = 6

@@ -3,8 +3,9 @@ import math
 import pytest
 import torch
 
-from entropic.engine import models, spectral
-from entropic.engine.tasks import attention_scores, make_surrogate_task
+from entropic.engine import spectral
+from entropic.engine.synthetic import models
+from entropic.engine.synthetic.tasks import attention_scores, make_surrogate_task
 
 T, D = 6, 5
 

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import check_verdicts
 from entropic import paths
-from entropic.pipeline import book
+from entropic.publish import build as book
 
 pytestmark = pytest.mark.integration
 SHOWN = ["paper says", "where", "paper value", "ours", "kind", "estimator", "criterion", "claim holds",
@@ -60,14 +60,14 @@ def test_prose_pastes_every_fact_as_myst_formatted_by_the_books_one_number_forma
     Python's own format, beside the tables' other one."""
     import re
 
-    from entropic import sections
-    from entropic.pipeline import runner
+    from entropic import registry
+    from entropic.jobs import runner
 
     for name in [*book.toc_sections(), "theory", "teaching", "intro", "ledger"]:
         source = (paths.NOTEBOOKS / f"{name}.md").read_text()
         assert "{glue:text}" not in source and "{glue}" not in source, name
         assert not re.findall(r"\{glue:md\}`[^`:]+`", source), name  # every paste names the myst format
         if name in book.toc_sections():
-            facts = sections.module(name).facts(runner.run(name, "tiny", compute=False, progress=False))
+            facts = registry.module(name).facts(runner.run(name, "tiny", compute=False, progress=False))
             for key in re.findall(r"\{glue:md\}`" + name + r"_([a-z0-9_]+):myst`", source):
                 assert key in facts, (name, key)

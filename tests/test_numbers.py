@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from entropic.pipeline.numbers import DASH, MINUS, number, power_of_ten, tokens
+from entropic.report.numbers import DASH, MINUS, number, power_of_ten, tokens
 
 
 def test_small_and_large_values_are_powers_of_ten_in_superscripts_never_e_notation():
@@ -32,7 +32,7 @@ def test_a_token_budget_is_named_as_app_b_names_it():
 
 
 def test_a_range_is_written_in_the_books_format_one_number_where_all_are_equal():
-    from entropic.pipeline.numbers import missing, span
+    from entropic.report.numbers import missing, span
 
     assert span([31.4, float("nan"), 24.71]) == "24.7–31.4" and span([-2.0, -0.5]) == "−2–−0.5"
     assert span([200.0, 200.0]) == "200" and span([], "no n of the grid") == "no n of the grid"

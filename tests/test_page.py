@@ -6,8 +6,10 @@ import re
 import numpy as np
 import pandas as pd
 
-from entropic.pipeline import config, page, runner, store, verdicts
-from entropic.pipeline.verdicts import Claim
+from entropic.jobs import config, runner, store
+from entropic.publish import page
+from entropic.report import verdicts
+from entropic.report.verdicts import Claim
 from entropic.sections import surrogate
 
 

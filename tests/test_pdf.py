@@ -1,4 +1,4 @@
-"""The whole book as one PDF (pipeline/pdf.py, `make pdf`), printed from the tiny book: every chapter on
+"""The whole book as one PDF (publish/pdf.py, `make pdf`), printed from the tiny book: every chapter on
 a page of its own, every table and figure number of the HTML book in its text, math typeset."""
 
 import html
@@ -8,7 +8,8 @@ import unicodedata
 import pytest
 import yaml
 
-from entropic.pipeline import book, pdf
+from entropic.publish import build as book
+from entropic.publish import pdf
 
 pytestmark = pytest.mark.integration
 NUMBER = re.compile(r"(?:Table|Figure) R\d+\.\d+")

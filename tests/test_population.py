@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from entropic.engine import population, theorems
+from entropic.engine.synthetic import population, theorems
 
 
 def test_the_ladder_is_scored_on_fresh_inputs_and_no_equivariant_student_beats_the_bound_there():

@@ -1,8 +1,9 @@
 import pytest
 import torch
 
-from entropic.engine import rank_reading, softmax_estimators, spectral
-from entropic.engine.tasks import make_attention_task
+from entropic.engine import spectral
+from entropic.engine.synthetic import rank_reading, softmax_estimators
+from entropic.engine.synthetic.tasks import make_attention_task
 
 
 def test_the_split_half_edge_grows_with_the_noise():

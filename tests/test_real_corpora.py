@@ -8,13 +8,15 @@ import pandas as pd
 import pytest
 
 from conftest import check_verdicts
-from entropic import sections
-from entropic.engine import corpora, lm_measures
-from entropic.pipeline import runner, store, verdicts
-from entropic.pipeline.numbers import span
+from entropic import registry
+from entropic.engine.corpus import corpora
+from entropic.engine.lm import measures as lm_measures
+from entropic.jobs import runner, store
+from entropic.report import verdicts
+from entropic.report.numbers import span
 
 pytestmark = pytest.mark.integration
-section = sections.module("real_corpora")
+section = registry.module("real_corpora")
 THREE = {"corpora": ["english", "python", "json"]}
 
 
@@ -220,7 +222,7 @@ def _two_budgets(results, shift_small: float, shift_large: float):
 
 @pytest.mark.parametrize("holds_at", ["small", "large"])
 def test_a_verdict_that_flips_with_the_budget_is_marked_in_the_main_table(three, holds_at):
-    from entropic.pipeline import page
+    from entropic.publish import page
 
     heads = section.grid.grid(three, "heads")
     final = heads[np.isclose(heads["fraction"], 1.0)].groupby(["corpus", "layer"])["static_kernel_rank"].mean()

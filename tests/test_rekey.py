@@ -8,16 +8,16 @@ import textwrap
 
 import pytest
 
-from entropic import paths, sections
-from entropic.pipeline import rekey, runner, store
+from entropic import paths, registry, sections
+from entropic.jobs import rekey, runner, store
 
 # A section whose fit has a local variable to rename and a constant to change; ``REGIME`` names the parameter
 # whose values the sample must cover.
 SOURCE = '''
 from dataclasses import dataclass
 
-from ..pipeline.config import SectionConfig, distinct_ints, param
-from ..pipeline.store import Job
+from ..jobs.config import SectionConfig, distinct_ints, param
+from ..jobs.store import Job
 
 SCALE = {scale}
 REGIME = ("group",)
@@ -56,7 +56,7 @@ def section(tmp_path, monkeypatch):
         sys.modules.pop("entropic.sections.rekeyed", None)
         importlib.invalidate_caches()
         runner._PLANS.clear()
-        return sections.module("rekeyed")
+        return registry.module("rekeyed")
 
     yield write
     sys.modules.pop("entropic.sections.rekeyed", None)

@@ -112,7 +112,7 @@ def test_the_workflow_tests_pull_requests_and_publishes_main_with_a_cached_cpu_e
     runs = {name: " ".join(step.get("run", "") for step in job["steps"]) for name, job in jobs.items()}
     assert "pull_request" in jobs["test"]["if"] and ".ci/run" in runs["test"]
     assert "make test" in (ROOT / ".ci" / "run").read_text()
-    for step in ("make book", "make pdf", "entropic.pipeline.launch", "git push --force"):
+    for step in ("make book", "make pdf", "entropic.publish.launch", "git push --force"):
         assert step in runs["book"], step
     for job in jobs.values():
         assert job["container"].startswith("python:3.11")

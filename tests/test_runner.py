@@ -7,8 +7,10 @@ import textwrap
 
 import pytest
 
-from entropic import paths, sections
-from entropic.pipeline import book, cluster, page, runner, store, versions
+from entropic import paths, registry, sections
+from entropic.jobs import cluster, runner, store, versions
+from entropic.publish import build as book
+from entropic.publish import page
 from toy_section import NOTEBOOK, TOY
 
 
@@ -81,7 +83,7 @@ def toy_in_tree(tmp_path, monkeypatch):
 
 @pytest.mark.integration
 def test_a_toy_section_needs_only_its_module_notebook_and_profile_entries(toy_in_tree, tmp_path):
-    assert "toy" in sections.names()
+    assert "toy" in registry.names()
     executed = book.execute("toy", "quick", {}, out_dir=tmp_path / "pages", log=lambda *_: None)
     assert executed.is_file()
     table = (paths.TABLES / "quick" / "toy" / "table.csv").read_text()

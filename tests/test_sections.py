@@ -3,26 +3,27 @@
 import pytest
 
 from conftest import check_verdicts
-from entropic import sections
-from entropic.pipeline import runner, verdicts
+from entropic import registry
+from entropic.jobs import runner
+from entropic.report import verdicts
 
 INTERFACE = ("TITLE", "TABLE", "CLAIMS", "Config", "jobs", "fit", "compare", "facts")
 
 
 def test_the_registry_finds_every_section_module_and_each_has_the_interface():
-    assert {"surrogate", "ladder", "attention_native"} <= set(sections.names())
-    for name in sections.names():
-        module = sections.module(name)
+    assert {"surrogate", "ladder", "attention_native"} <= set(registry.names())
+    for name in registry.names():
+        module = registry.module(name)
         assert all(hasattr(module, attr) for attr in INTERFACE), name
         assert all(isinstance(c, verdicts.Claim) for c in module.CLAIMS.values())
 
 
 def test_sections_never_import_each_other():
-    for name in sections.names():
-        source = (sections.module(name).__file__)
+    for name in registry.names():
+        source = (registry.module(name).__file__)
         text = open(source).read()
         assert all(f"sections.{other}" not in text and f"from .{other} " not in text
-                   for other in sections.names() if other != name), name
+                   for other in registry.names() if other != name), name
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +32,7 @@ def tiny():
 
 
 def test_surrogate_deficiency_is_checked_at_every_rank_below_r_star(tiny):
-    table = sections.module("surrogate").compare(tiny["surrogate"])
+    table = registry.module("surrogate").compare(tiny["surrogate"])
     check_verdicts(table)
     assert [q for q in table.index if q.startswith("excess at r =")] == ["excess at r = 1", "excess at r = 2"]
     assert table.loc["excess at r = 1", "claim holds"] and table.loc["excess at r = 1", "paper says"] == "28.5"
@@ -41,15 +42,15 @@ def test_surrogate_deficiency_is_checked_at_every_rank_below_r_star(tiny):
 
 def test_paper_numbers_appear_only_for_the_papers_setting():
     custom = runner.run("surrogate", "tiny", {"r_star": 4}, progress=False)
-    table = sections.module("surrogate").compare(custom)
+    table = registry.module("surrogate").compare(custom)
     assert list(table.loc[[f"excess at r = {r}" for r in (1, 2, 3)], "paper says"]) == ["> floor (Theorem 1)"] * 3
     assert table["paper value"].iloc[:3].isna().all()
-    facts = sections.module("surrogate").facts(custom)
+    facts = registry.module("surrogate").facts(custom)
     assert "2.97" not in facts["recovery_text"] and "$r^* = 4$" in facts["recovery_text"]
 
 
 def test_ladder_finds_the_break_at_b1_with_a_full_rank_control(tiny):
-    module = sections.module("ladder")
+    module = registry.module("ladder")
     table = module.compare(tiny["ladder"])
     check_verdicts(table)
     assert table["claim holds"].all()
@@ -59,7 +60,7 @@ def test_ladder_finds_the_break_at_b1_with_a_full_rank_control(tiny):
 
 
 def test_attention_native_grid_has_one_row_per_teacher_and_r_star(tiny):
-    module = sections.module("attention_native")
+    module = registry.module("attention_native")
     cells = module.grid(tiny["attention_native"])
     assert list(cells.index) == [("linear_qk", 1), ("linear_qk", 2), ("softmax_qk", 1), ("softmax_qk", 2)]
     assert (cells.loc[("softmax_qk", 2), "R̃_eff(K*)"] < 2)  # eq. (8): the teacher's own energy rank is below r*
@@ -71,7 +72,7 @@ def test_attention_native_grid_has_one_row_per_teacher_and_r_star(tiny):
 
 def test_facts_are_numbers_or_text_and_cover_the_prose(tiny):
     for name, results in tiny.items():
-        facts = sections.module(name).facts(results)
+        facts = registry.module(name).facts(results)
         assert all(isinstance(v, (int, float, str)) for v in facts.values()), name
 
 
@@ -81,7 +82,7 @@ def tiny_new():
 
 
 def test_predictability_rows_follow_the_stated_criteria(tiny_new):
-    module = sections.module("predictability")
+    module = registry.module("predictability")
     table = module.compare(tiny_new["predictability"])
     check_verdicts(table)
     est = tiny_new["predictability"]["estimates"]
@@ -93,7 +94,7 @@ def test_predictability_rows_follow_the_stated_criteria(tiny_new):
 
 
 def test_ablation_has_one_row_per_spectrum_and_recovery_tracks_the_teacher(tiny_new):
-    module = sections.module("ablation")
+    module = registry.module("ablation")
     cells = module.per_spectrum(tiny_new["ablation"])
     assert list(cells.index) == ["sharp", "power_law", "flat"]
     assert cells.loc["flat", "R̃_eff(K*)"] == pytest.approx(2.0)  # r* = 2 at the tiny profile
@@ -103,7 +104,7 @@ def test_ablation_has_one_row_per_spectrum_and_recovery_tracks_the_teacher(tiny_
 
 
 def test_both_stop_rules_give_the_same_verdicts_and_close_numbers_on_the_table_3_grid(tiny):
-    module = sections.module("attention_native")
+    module = registry.module("attention_native")
     fixed = tiny["attention_native"]
     converged = runner.run("attention_native", "tiny", {"stop": "converged"}, progress=False)
     a, b = module.compare(fixed), module.compare(converged)

@@ -1,5 +1,5 @@
-"""What the published book says about itself (pipeline/site.py) and what launches from it
-(pipeline/launch.py): the footer of every page, the repository and issue buttons, launch links that name
+"""What the published book says about itself (publish/site.py) and what launches from it
+(publish/launch.py): the footer of every page, the repository and issue buttons, launch links that name
 the page's own notebook, notebooks that install the commit the page names, and Binder's environment."""
 
 import json
@@ -9,7 +9,7 @@ import nbformat
 import pytest
 
 from entropic import __version__, paths
-from entropic.pipeline import launch, site
+from entropic.publish import launch, site
 
 # --- units ---------------------------------------------------------------------------------------------
 

@@ -4,9 +4,9 @@ from dataclasses import dataclass
 import pytest
 import torch
 
-from entropic.engine import softmax_estimators as estimators
 from entropic.engine import spectral
-from entropic.engine.tasks import make_attention_task
+from entropic.engine.synthetic import softmax_estimators as estimators
+from entropic.engine.synthetic.tasks import make_attention_task
 
 FITS = [(name, function, v_known) for name, (function, v_known) in estimators.ESTIMATORS.items()]
 

@@ -4,8 +4,8 @@ Gavish–Donoho threshold reads a rank from all singular values at once."""
 import pytest
 import torch
 
-from entropic.engine import softmax_estimators, softmax_students
-from entropic.engine.tasks import make_attention_task
+from entropic.engine.synthetic import softmax_estimators, softmax_students
+from entropic.engine.synthetic.tasks import make_attention_task
 
 
 def test_training_k_and_v_together_from_zero_finds_the_least_squares_estimators_kernel():

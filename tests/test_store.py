@@ -2,8 +2,8 @@ import json
 
 import pytest
 
-from entropic.pipeline import store
-from entropic.pipeline.store import Job, Store
+from entropic.jobs import store
+from entropic.jobs.store import Job, Store
 
 JOB = Job("toy-seed0", {"seed": 0, "n": 10})
 

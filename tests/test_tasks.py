@@ -3,7 +3,8 @@ import math
 import pytest
 import torch
 
-from entropic.engine import spectral, tasks
+from entropic.engine import spectral
+from entropic.engine.synthetic import tasks
 
 
 @pytest.mark.parametrize("r_star, expected", [(1, [2.0]), (3, [2.0, 1.5, 1.0]), (5, [2.0, 1.75, 1.5, 1.25, 1.0])])

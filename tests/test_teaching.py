@@ -11,9 +11,11 @@ import pytest
 import torch
 
 from entropic import paths
-from entropic.engine import tasks, teaching
-from entropic.pipeline import book, runner
-from entropic.pipeline.verdicts import FLOOR_BAND
+from entropic.argument import teaching
+from entropic.engine.synthetic import tasks
+from entropic.jobs import runner
+from entropic.publish import build as book
+from entropic.report.verdicts import FLOOR_BAND
 from entropic.sections import attention_native, ladder
 
 torch.set_num_threads(1)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from entropic.engine import theorems
+from entropic.engine.synthetic import theorems
 
 
 def _teacher(T=6, D=5, r_star=3, seed=0):

@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import torch
 
-from entropic.engine import models, train
-from entropic.engine.tasks import make_attention_task, make_surrogate_task
+from entropic.engine.synthetic import models, train
+from entropic.engine.synthetic.tasks import make_attention_task, make_surrogate_task
 
 
 def test_rank_r_star_student_reaches_the_noise_floor_and_a_deficient_one_does_not():

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from entropic.pipeline import verdicts
-from entropic.pipeline.verdicts import Claim
+from entropic.report import verdicts
+from entropic.report.verdicts import Claim
 
 FLOOR = 1.28
 BAND = verdicts.FLOOR_BAND * FLOOR

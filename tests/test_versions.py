@@ -11,8 +11,8 @@ import sys
 
 import pytest
 
-from entropic import paths, sections
-from entropic.pipeline import versions
+from entropic import paths, registry
+from entropic.jobs import versions
 
 KINDS = {"surrogate": ["sweep", "recovery", "data_only"], "ladder": [None], "attention_native": ["sweep", "recovery"],
          "predictability": [None], "ablation": ["sweep", "recovery"], "real_corpora": ["data", "train"]}
@@ -48,7 +48,7 @@ def package(tmp_path):
 
 def test_the_copy_has_the_same_keys_as_the_package(package):
     keys, _ = package
-    original = {(n, k): versions.version_key(sections.module(n), k) for n, kinds in KINDS.items() for k in kinds}
+    original = {(n, k): versions.version_key(registry.module(n), k) for n, kinds in KINDS.items() for k in kinds}
     assert keys() == original
 
 
@@ -56,17 +56,17 @@ def test_docstrings_comments_and_formatting_change_no_key(package):
     keys, edit = package
     before = keys()
     edit("engine/spectral.py", '"""', '"""Edited module docstring.\n\n')
-    edit("engine/train.py", "def rank_sweep(r_star: int) -> list[int]:\n",
+    edit("engine/synthetic/train.py", "def rank_sweep(r_star: int) -> list[int]:\n",
          "def rank_sweep(r_star: int) -> list[int]:  # a comment\n    # another\n")
-    edit("engine/models.py", '"""Base class: registers', '"""Edited. Base class: registers')
-    edit("engine/tasks.py", "    return sigma**2 * T * d", "    return (\n        sigma**2 * T * d\n    )")
+    edit("engine/synthetic/models.py", '"""Base class: registers', '"""Edited. Base class: registers')
+    edit("engine/synthetic/tasks.py", "    return sigma**2 * T * d", "    return (\n        sigma**2 * T * d\n    )")
     assert keys() == before
 
 
 def test_a_changed_constant_changes_exactly_the_jobs_that_reach_it(package):
     keys, edit = package
     before = keys()
-    edit("engine/train.py", "UNSTABLE_RISE = 0.05", "UNSTABLE_RISE = 0.06")
+    edit("engine/synthetic/train.py", "UNSTABLE_RISE = 0.05", "UNSTABLE_RISE = 0.06")
     after = keys()
     changed = {name for (name, kind), key in after.items() if key != before[(name, kind)]}
     assert changed == TRAINING
@@ -76,9 +76,9 @@ def test_a_changed_constant_changes_exactly_the_jobs_that_reach_it(package):
 def test_a_changed_estimator_touches_only_the_jobs_that_estimate(package):
     keys, edit = package
     before = keys()
-    text = (paths.ENGINE / "estimators.py").read_text()
+    text = (paths.ENGINE / "synthetic" / "estimators.py").read_text()
     number = re.search(r"2\.0|\b2 \*", text).group(0)
-    edit("engine/estimators.py", number, number.replace("2", "3"))
+    edit("engine/synthetic/estimators.py", number, number.replace("2", "3"))
     changed = {nk for nk, key in keys().items() if key != before[nk]}
     assert changed == {("surrogate", "data_only")}
 
@@ -87,26 +87,26 @@ def test_figures_verdicts_and_claims_are_never_part_of_a_key(package):
     keys, edit = package
     before = keys()
     edit("sections/surrogate.py", 'Claim("28.5", 28.5', 'Claim("28.5", 28.6')
-    edit("pipeline/verdicts.py", "FLOOR_BAND = 0.05", "FLOOR_BAND = 0.06")
-    edit("pipeline/figures.py", "WIDTH = 6.0", "WIDTH = 6.1")
+    edit("report/verdicts.py", "FLOOR_BAND = 0.05", "FLOOR_BAND = 0.06")
+    edit("report/figures.py", "WIDTH = 6.0", "WIDTH = 6.1")
     assert keys() == before
 
 
 def test_moving_a_function_to_another_module_keeps_its_key(package):
     keys, edit = package
     before = keys()
-    source = (paths.ENGINE / "train.py").read_text()
+    source = (paths.ENGINE / "synthetic" / "train.py").read_text()
     body = source[source.index("def rank_sweep("):source.index("@dataclass(frozen=True)\nclass StopRule")]
-    edit("engine/train.py", body, "")
-    edit("engine/train.py", "from .models import BatchedStudents\n",
+    edit("engine/synthetic/train.py", body, "")
+    edit("engine/synthetic/train.py", "from .models import BatchedStudents\n",
          "from .models import BatchedStudents\nfrom .tasks import rank_sweep  # noqa: F401\n")
     anchor = "\n@dataclass(frozen=True)\nclass Task"
-    edit("engine/tasks.py", anchor, "\n" + body + anchor)
+    edit("engine/synthetic/tasks.py", anchor, "\n" + body + anchor)
     assert keys() == before
 
 
 def test_keys_do_not_depend_on_where_the_project_lives_or_on_memory_addresses(package):
     keys, _ = package
     assert keys() == keys()
-    pieces = versions.reachable(sections.module("real_corpora"), "train")
+    pieces = versions.reachable(registry.module("real_corpora"), "train")
     assert not any(str(paths.ROOT) in piece or " at 0x" in piece for piece in pieces.values())

@@ -7,9 +7,9 @@ TOY = '''
 """A toy section: each job squares its seed."""
 from dataclasses import dataclass
 
-from ..pipeline import verdicts
-from ..pipeline.config import SectionConfig, distinct_ints, param
-from ..pipeline.store import Job
+from ..report import verdicts
+from ..jobs.config import SectionConfig, distinct_ints, param
+from ..jobs.store import Job
 
 TITLE = "A toy section"
 CALLS = []
@@ -61,7 +61,8 @@ overrides = {}  # parameter overrides
 ```
 
 ```{code-cell} ipython3
-from entropic.pipeline import page, runner
+from entropic.publish import page
+from entropic.jobs import runner
 from entropic.sections import toy as section
 
 results = runner.run("toy", profile, overrides, progress=False)

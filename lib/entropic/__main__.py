@@ -74,14 +74,15 @@ def main(argv: list[str] | None = None) -> int:
         args.params = [*args.params, *extra]
     if args.command in ("book", "run") and args.profile is None:
         args.profile = BOOK_PROFILE if args.command == "book" else RUN_PROFILE
-    from . import paths, sections
-    from .pipeline import book, cluster, config, runner
+    from . import paths, registry
+    from .jobs import cluster, config, runner
+    from .publish import build
 
     if args.command == "sections":
-        print("\n".join(sections.names()))
+        print("\n".join(registry.names()))
         return 0
     if args.command == "rekey":
-        from .pipeline import rekey
+        from .jobs import rekey
 
         try:
             groups = rekey.rekey(args.section, args.profile, sample=args.sample, cheap=args.cheap)
@@ -92,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[entropic] {args.section}: no stale entry at profile {args.profile}: nothing to re-key")
         return 1 if any(not g.verified for g in groups) else 0
     if args.command == "prune":
-        for name in sections.names():
+        for name in registry.names():
             for path in runner.orphans(name, args.profile):
                 shown = path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path
                 print(f"[entropic] removing {shown}")
@@ -102,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(config.available_profiles()))
         return 0
     try:
-        names = book.toc_sections() if args.command == "book" else [args.section]
+        names = build.toc_sections() if args.command == "book" else [args.section]
         overrides = config.parse_overrides(args.params) if args.command == "run" else {}
         if args.cluster:
             cluster.parse(args.cluster)
@@ -122,10 +123,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         pages = args.profile if args.command == "book" else args.book_profile
         # The book shows every section: this one with the given parameters, the others at the book's profile.
-        book.execute_all([(name, args.profile, overrides) if name in names and args.command == "run"
-                          else (name, pages, {}) for name in book.toc_notebooks()])
+        build.execute_all([(name, args.profile, overrides) if name in names and args.command == "run"
+                          else (name, pages, {}) for name in build.toc_notebooks()])
         if not getattr(args, "no_html", False) and not os.environ.get("ENTROPIC_NO_HTML"):
-            book.build()
+            build.build()
     except runner.Interrupted as stop:
         print(f"\n{stop}", file=sys.stderr)
         return 130

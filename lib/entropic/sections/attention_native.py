@@ -11,11 +11,10 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..engine import protocol
-from ..engine.tasks import SPECTRA, TEACHERS
-from ..engine.train import STOP_RULES
-from ..pipeline import figures, verdicts
-from ..pipeline.config import (
+from ..engine.synthetic import protocol
+from ..engine.synthetic.tasks import SPECTRA, TEACHERS
+from ..engine.synthetic.train import STOP_RULES
+from ..jobs.config import (
     SectionConfig,
     distinct_ints,
     learning_rate,
@@ -26,8 +25,9 @@ from ..pipeline.config import (
     scale,
     some_of,
 )
-from ..pipeline.store import Job
-from ..pipeline.verdicts import Claim
+from ..jobs.store import Job
+from ..report import figures, verdicts
+from ..report.verdicts import Claim
 
 TITLE = "§6 The attention-native grid (Table 3)"
 TABLE = "tbl-attention_native-table3"  # the label of the page's table beside the paper (the ledger links to it)

@@ -4,7 +4,7 @@ Jobs, per (rung, seed): the students of that rung (every rank of the sweep, or r
 §4 task Y = A* X V* + E, then measured for achievability (excess at r = r*) and for the ranks of the
 static kernel and of the realized mixer M(X). Per seed, one ``population`` job: the attention rungs at r*
 trained again (the same students) and scored on fresh inputs, beside the least population excess of any
-token-equivariant predictor on that task (``engine.population``). Used by ``notebooks/ladder.md`` and the
+token-equivariant predictor on that task (``engine.synthetic.population``). Used by ``notebooks/ladder.md`` and the
 teaching page.
 """
 
@@ -15,12 +15,12 @@ from dataclasses import dataclass
 import pandas as pd
 import torch
 
-from ..engine import population, spectral
-from ..engine.models import LADDER, ladder_students
-from ..engine.tasks import make_surrogate_task
-from ..engine.train import STOP_RULES, StopRule, rank_sweep, train
-from ..pipeline import figures, verdicts
-from ..pipeline.config import (
+from ..engine import spectral
+from ..engine.synthetic import population
+from ..engine.synthetic.models import LADDER, ladder_students
+from ..engine.synthetic.tasks import make_surrogate_task
+from ..engine.synthetic.train import STOP_RULES, StopRule, rank_sweep, train
+from ..jobs.config import (
     SectionConfig,
     distinct_ints,
     flag,
@@ -31,9 +31,10 @@ from ..pipeline.config import (
     positive_int,
     some_of,
 )
-from ..pipeline.numbers import number
-from ..pipeline.store import Job
-from ..pipeline.verdicts import Claim
+from ..jobs.store import Job
+from ..report import figures, verdicts
+from ..report.numbers import number
+from ..report.verdicts import Claim
 
 TITLE = "§5 The interpolation ladder (Table 2)"
 TABLE = "tbl-ladder-table2"  # the label of the page's table beside the paper (the ledger links to it)

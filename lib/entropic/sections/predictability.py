@@ -1,7 +1,7 @@
 """§6, Table 4: predicting r* from data before any training, for the attention-native teachers.
 
 Jobs, per (teacher, r*, seed): draw the task of App. C and run every data-only estimator of
-``engine.attention_estimators`` on it (``predict_rank``: V-known, V-unknown plain and shrunk, realized
+``engine.synthetic.attention_estimators`` on it (``predict_rank``: V-known, V-unknown plain and shrunk, realized
 mixer). No training is involved. Used by ``notebooks/predictability.md``.
 """
 
@@ -11,13 +11,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..engine.attention_estimators import predict_rank
-from ..engine.tasks import SPECTRA, TEACHERS, make_attention_task
-from ..pipeline import figures, verdicts
-from ..pipeline.config import SectionConfig, distinct_ints, noise_level, one_of, param, positive, positive_int, some_of
-from ..pipeline.numbers import number
-from ..pipeline.store import Job
-from ..pipeline.verdicts import Claim
+from ..engine.synthetic.attention_estimators import predict_rank
+from ..engine.synthetic.tasks import SPECTRA, TEACHERS, make_attention_task
+from ..jobs.config import SectionConfig, distinct_ints, noise_level, one_of, param, positive, positive_int, some_of
+from ..jobs.store import Job
+from ..report import figures, verdicts
+from ..report.numbers import number
+from ..report.verdicts import Claim
 
 TITLE = "§6 Predictability of r* from data (Table 4)"
 TABLE = "tbl-predictability-table4"  # the label of the page's table beside the paper (the ledger links to it)

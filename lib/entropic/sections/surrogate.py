@@ -11,25 +11,17 @@ from dataclasses import dataclass
 
 import torch
 
-from ..engine import estimators, spectral
-from ..engine.models import SurrogateStudents
-from ..engine.protocol import RECOVERY_STOP
-from ..engine.tasks import SPECTRA, make_surrogate_task
-from ..engine.train import STOP_RULES, StopRule, rank_sweep, train
-from ..pipeline import figures, verdicts
-from ..pipeline.config import (
-    SectionConfig,
-    distinct_ints,
-    learning_rate,
-    noise_level,
-    one_of,
-    param,
-    positive_int,
-    scale,
-)
-from ..pipeline.numbers import number
-from ..pipeline.store import Job
-from ..pipeline.verdicts import Claim
+from ..engine import spectral
+from ..engine.synthetic import estimators
+from ..engine.synthetic.models import SurrogateStudents
+from ..engine.synthetic.protocol import RECOVERY_STOP
+from ..engine.synthetic.tasks import SPECTRA, make_surrogate_task
+from ..engine.synthetic.train import STOP_RULES, StopRule, rank_sweep, train
+from ..jobs.config import SectionConfig, distinct_ints, learning_rate, noise_level, one_of, param, positive_int, scale
+from ..jobs.store import Job
+from ..report import figures, verdicts
+from ..report.numbers import number
+from ..report.verdicts import Claim
 
 TITLE = "§4 The linear surrogate (Table 1)"
 TABLE = "tbl-surrogate-table1"  # the label of the page's table beside the paper (the ledger links to it)

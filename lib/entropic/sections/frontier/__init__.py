@@ -6,13 +6,13 @@ Every estimator runs on ``softmax_qk`` tasks (``tasks.make_attention_task``) and
 where it is V-known; the truth (r*, K*) enters the rows only as reference columns. One job per (task,
 estimator set), each kind with its own function in ``FITS`` so that its version key covers only its code:
 
-* ``existing``: ``engine.attention_estimators`` — the V-known log inversion (the paper's kernel-side
+* ``existing``: ``engine.synthetic.attention_estimators`` — the V-known log inversion (the paper's kernel-side
   reading), the V-unknown alternating minimization, plain and shrunk, and the realized mixer — each timed;
-* ``least_squares`` and ``logistic``: ``engine.softmax_estimators``, each V-known and V-unknown;
+* ``least_squares`` and ``logistic``: ``engine.synthetic.softmax_estimators``, each V-known and V-unknown;
 * ``phase``: the V-known log inversion and the V-unknown least squares on one cell of the phase diagrams,
   with the singular values of each K̂ and both rank rules (split halves, and Gavish–Donoho on all n);
 * ``student``: the V-unknown least squares beside an unconstrained student (K, V) trained on the same loss
-  (``engine.softmax_students``): the estimator is that training run.
+  (``engine.synthetic.softmax_students``): the estimator is that training run.
 
 Tasks: the Table 4 softmax grid (setting ``grid``), the held-out settings (``HOLDOUT``: one parameter
 changed each), and the cells of the phase diagrams over (n, σ), (n, d) and (r*, n).
@@ -24,19 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...engine.tasks import SPECTRA
-from ...pipeline.config import (
-    SectionConfig,
-    distinct_ints,
-    non_negative,
-    one_of,
-    param,
-    positive,
-    positive_int,
-    some_of,
-)
-from ...pipeline.store import Job
-from ...pipeline.verdicts import ESTIMATOR_KINDS, Claim
+from ...engine.synthetic.tasks import SPECTRA
+from ...jobs.config import SectionConfig, distinct_ints, non_negative, one_of, param, positive, positive_int, some_of
+from ...jobs.store import Job
+from ...report.verdicts import ESTIMATOR_KINDS, Claim
 
 TITLE = "The softmax predictability frontier (beyond the paper)"
 TABLE = "tbl-frontier-goal"  # the label of the page's table beside the paper (the ledger links to it)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...pipeline import verdicts
-from ...pipeline.verdicts import Claim
+from ...report import verdicts
+from ...report.verdicts import Claim
 from . import CLAIMS, ESTIMATORS, GOAL_ESTIMATOR, GOAL_TOLERANCE, HOLDOUT
 
 # --- the tables ------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ...pipeline import figures
+from ...report import figures
 from . import ESTIMATORS, GOAL_TOLERANCE
 from .analysis import label as _label
 from .analysis import setting_rows

@@ -8,12 +8,12 @@ from functools import cache
 
 import torch
 
-from ...engine import attention_estimators as existing
-from ...engine import softmax_estimators as new
-from ...engine import softmax_students as students
 from ...engine import spectral
-from ...engine.tasks import make_attention_task
-from ...pipeline.store import Job
+from ...engine.synthetic import attention_estimators as existing
+from ...engine.synthetic import softmax_estimators as new
+from ...engine.synthetic import softmax_students as students
+from ...engine.synthetic.tasks import make_attention_task
+from ...jobs.store import Job
 from . import TASK
 
 
@@ -95,7 +95,7 @@ def fit_existing(job: Job) -> dict[str, list[dict]]:
 
 
 def _fit_softmax(job: Job, function, name: str) -> dict[str, list[dict]]:
-    """One of ``engine.softmax_estimators``' fits, V-known and V-unknown, on the job's task: its two rows."""
+    """One of ``engine.synthetic.softmax_estimators``' fits, V-known and V-unknown, on the job's task: its two rows."""
     p = job.params
     task = _task(p)
     return {"estimates": [_run(p, task, f"v_{v}_{name}", lambda v=v: _softmax(function, task, v == "known"))

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...pipeline.numbers import span
+from ...report.numbers import span
 from . import PHASE
 from .analysis import _scored, label
 

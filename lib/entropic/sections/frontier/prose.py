@@ -7,20 +7,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...pipeline import verdicts
-from ...pipeline.numbers import number
+from ...report import verdicts
+from ...report.numbers import number
 from . import GOAL_ESTIMATOR, GOAL_TOLERANCE, HOLDOUT, TRAINED_ESTIMATOR
-from .analysis import (
-    _count,
-    _scored,
-    best_v_unknown,
-    exact_on_grid,
-    goal_rows,
-    kind,
-    label,
-    pre_training,
-    setting_rows,
-)
+from .analysis import _count, _scored, best_v_unknown, exact_on_grid, goal_rows, kind, label, pre_training, setting_rows
 from .phase import phase_text
 
 

@@ -18,15 +18,15 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from ...engine import corpora
-from ...engine.corpora import CORPUS_NAMES, SOURCES
-from ...pipeline.config import SectionConfig, distinct_ints, non_negative, param, positive, positive_int, some_of
-from ...pipeline.store import Job
-from ...pipeline.verdicts import Claim
+from ...engine.corpus import corpora
+from ...engine.corpus.corpora import CORPUS_NAMES, SOURCES
+from ...jobs.config import SectionConfig, distinct_ints, non_negative, param, positive, positive_int, some_of
+from ...jobs.store import Job
+from ...report.verdicts import Claim
 
 TITLE = "App. B Real-corpus diagnostics"
 TABLE = "tbl-real_corpora-appendix_b"  # the label of the page's table beside the paper (the ledger links to it)
-# Torch threads per job kind (``pipeline.cluster.threads_for``; data jobs run on one): its CPU models trained on
+# Torch threads per job kind (``jobs.cluster.threads_for``; data jobs run on one): its CPU models trained on
 # both cores of a 2-core machine. A job's numbers depend on its thread count, so it is fixed wherever it runs.
 THREADS = {"train": 2}
 
@@ -235,7 +235,7 @@ def jobs(cfg: Config) -> list[Job]:
 from .across_corpora import correlations  # noqa: E402
 from .analysis import cells, measure_variation, trajectory  # noqa: E402  (the tables and figures the page shows)
 from .declared import DECLARED  # noqa: E402
-from .figures import (  # noqa: E402
+from .figures import (
     figure_lag_mi,
     figure_learning,
     figure_long_run,

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine import statistics as stats
-from ...pipeline.numbers import number
+from ...report.numbers import number
 from .analysis import _correlation, cells
 from .grid import grid, main_budget
 from .readings import MAIN, MIN_CORPORA, Reading

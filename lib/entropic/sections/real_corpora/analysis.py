@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine import statistics as stats
-from ...pipeline import verdicts
+from ...report import verdicts
 from . import CLAIMS
 from .grid import cells as _cells
 from .grid import cv, grid, point

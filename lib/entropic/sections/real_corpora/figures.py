@@ -6,8 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from ...engine import corpora
-from ...pipeline import figures
+from ...engine.corpus import corpora
+from ...report import figures
 from . import grid, long_run
 from .analysis import cells, per_seed
 from .grid import main_budget

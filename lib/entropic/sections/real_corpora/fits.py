@@ -6,13 +6,12 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...engine import corpora
-from ...engine import corpus_predictors as predictors
-from ...engine import lm_measures as lm
-from ...engine.charlm import CharLM, evaluate
-from ...engine.lm_train import train_charlm
+from ...engine.corpus import corpora, predictors
+from ...engine.lm import measures as lm
+from ...engine.lm.charlm import CharLM, evaluate
+from ...engine.lm.train import train_charlm
 from ...engine.spectral import effective_rank, numerical_rank
-from ...pipeline.store import Job
+from ...jobs.store import Job
 
 
 def _corpus(p: dict):

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 
 from ...engine import statistics as stats
-from ...pipeline import verdicts
-from ...pipeline.numbers import number, span
+from ...report import verdicts
+from ...report.numbers import number, span
 from . import CLAIMS, analysis, grid, long_run, tables
 from .analysis import cells, per_seed
 from .grid import main_budget

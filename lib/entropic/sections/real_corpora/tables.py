@@ -7,7 +7,7 @@ import dataclasses
 
 import pandas as pd
 
-from ...pipeline import verdicts
+from ...report import verdicts
 from . import CLAIMS, long_run
 from .analysis import KINDS, claims
 from .grid import budgets, grid, main_budget

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...pipeline.numbers import tokens
+from ...report.numbers import tokens
 from .readings import ENTROPIES, MEASURES
 
 NAMES = {

@@ -1,0 +1,232 @@
+"""The results store: one JSON file per job under ``results/<label>/<section>/``.
+
+An entry holds the job's tidy rows (one list of rows per table), its parameters, the **version key**
+of the code it ran, and provenance (package versions, device, wall time, date, stop rule, commit).
+Entries are written atomically (a temporary file, then a rename) and carry a checksum of their
+content, so an interrupted or corrupted write is detected on reading and the job is recomputed,
+never used. A freshly computed entry never silently replaces a stored one of the same job and key whose
+numbers differ (:meth:`Store.add`): the first is kept, unless a recomputation was asked for.
+
+The version key (``jobs.versions``) is computed by the runner; the store only stores it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import importlib.metadata
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import paths
+
+FORMAT = 1
+TIMING = "seconds"  # columns named with it are wall times (train_seconds, seconds_per_model): never compared
+
+
+@dataclass(frozen=True)
+class Job:
+    """One independent unit of work of a section: ``fit(job)`` depends on ``params`` alone.
+
+    name : readable coordinates, e.g. ``linear_qk-r4-seed0-sweep``.
+    params : everything ``fit`` needs (JSON-able); its hash completes the job's identity.
+    """
+
+    name: str
+    params: dict = field(hash=False)
+
+    @property
+    def id(self) -> str:
+        digest = hashlib.sha256(json.dumps(self.params, sort_keys=True).encode()).hexdigest()[:10]
+        return f"{self.name}-{digest}"
+
+
+@dataclass
+class Entry:
+    """A stored job: its rows per table, the version key it ran with, and its provenance."""
+
+    job: str
+    params: dict
+    key: str
+    tables: dict[str, list[dict]]
+    provenance: dict
+
+
+class CorruptEntry(ValueError):
+    """A stored entry that cannot be used: unreadable, truncated, or failing its checksum."""
+
+
+def _checksum(payload: dict) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+class Store:
+    """The entries of one section under one label (a profile name, or ``custom``)."""
+
+    def __init__(self, label: str, section: str, root: Path | None = None):
+        self.label, self.section = label, section
+        self.folder = (root or paths.RESULTS) / label / section
+
+    def path(self, job: Job) -> Path:
+        return self.folder / f"{job.id}.json"
+
+    def writable(self) -> None:
+        """Raise ``ValueError`` naming the folder when entries cannot be written there."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            probe = self.folder / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as error:
+            raise ValueError(f"cannot write results to {self.folder} ({error.strerror or error}); make it "
+                             f"writable or move the store with ENTROPIC_RESULTS=<folder>") from error
+
+    def scratch(self, job: Job) -> Path:
+        """Where a job that checkpoints keeps its state until its entry is stored (never committed)."""
+        return self.folder / ".partial" / f"{job.id}.pt"
+
+    def load(self, job: Job) -> Entry | None:
+        """The stored entry of ``job``, None if there is none; raises :class:`CorruptEntry`."""
+        path = self.path(job)
+        if not path.exists():
+            return None
+        try:
+            data = json.loads(path.read_text())
+            payload = {k: data[k] for k in ("format", "job", "params", "key", "tables", "provenance")}
+            ok = data["checksum"] == _checksum(payload) and data["params"] == job.params
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as error:
+            raise CorruptEntry(f"{path} is unreadable ({type(error).__name__}: {error})") from error
+        if not ok:
+            raise CorruptEntry(f"{path} fails its checksum or does not match its job")
+        return Entry(data["job"], data["params"], data["key"], data["tables"], data["provenance"])
+
+    def _staged(self, job: Job, key: str, tables: dict[str, list[dict]], provenance: dict) -> Path:
+        """The entry written to a staging file of its own (two processes may stage the same job at once)."""
+        payload = {"format": FORMAT, "job": job.id, "params": job.params, "key": key,
+                   "tables": tables, "provenance": provenance}
+        text = json.dumps({**payload, "checksum": _checksum(payload)}, indent=1, sort_keys=True, default=_json)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=self.folder, prefix=f".{job.id}.", suffix=".partial")
+        with os.fdopen(handle, "w") as staging:
+            staging.write(text)
+        return Path(name)
+
+    def save(self, job: Job, key: str, tables: dict[str, list[dict]], provenance: dict) -> Path:
+        """Write the entry of ``job``, replacing any stored one."""
+        path = self.path(job)
+        os.replace(self._staged(job, key, tables, provenance), path)  # atomic: the old entry or the new, never half
+        return path
+
+    def add(self, job: Job, key: str, tables: dict[str, list[dict]], provenance: dict,
+            force: bool = False) -> str | None:
+        """Store a freshly computed entry; returns None, or one line when a stored entry of the same job and
+        key has other numbers (:func:`differences`). That entry was stored while this one was computed (the
+        same job run elsewhere, on other threads or another device): it is kept and this one dropped, unless
+        ``force`` (a recomputation asked for) replaces it; the line says which. An entry with the same numbers
+        is kept as it is; an unreadable entry or one of other code is replaced."""
+        path, staged = self.path(job), self._staged(job, key, tables, provenance)
+        try:
+            os.link(staged, path)  # atomic, and only where no entry exists: two runs cannot both be first
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links: the same, short of atomicity
+            if not path.exists():
+                os.replace(staged, path)
+                return None
+        else:
+            staged.unlink()
+            return None
+        try:
+            held = self.load(job)
+        except CorruptEntry:
+            held = None
+        changed = differences(held.tables, tables) if held is not None and held.key == key else None
+        if changed is None or force:
+            os.replace(staged, path)
+        else:
+            staged.unlink()
+        if not changed:
+            return None
+        where = [_where(p) for p in (held.provenance, provenance)]
+        what = (f"{job.name}: its stored entry (same code{'' if where[0] == where[1] else f', {where[0]}'}) has other "
+                f"numbers than this run's{'' if where[0] == where[1] else f' ({where[1]})'} in {', '.join(changed)}")
+        return (f"{what}; replaced by this run's, as --force asks" if force else
+                f"{what}; the stored entry is kept and this run's numbers are dropped")
+
+
+def _where(provenance: dict) -> str:
+    return f"{provenance.get('device', '?')}, {provenance.get('threads', '?')} thread(s)"
+
+
+def differences(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) -> list[str]:
+    """``table.column`` of every value in which two entries' tables differ, wall times (:data:`TIMING`) excepted;
+    ``fresh`` is compared as it would be stored (JSON). Empty when they hold the same numbers."""
+    fresh = as_stored(fresh)
+    changed = set()
+    for name in sorted(set(stored) | set(fresh)):
+        old, new = stored.get(name), fresh.get(name)
+        if old is None or new is None or len(old) != len(new):
+            changed.add(f"{name} (rows)")
+            continue
+        for a, b in zip(old, new, strict=True):
+            changed |= {f"{name}.{c}" for c in set(a) | set(b)
+                        if not wall_time(c) and not same(a.get(c, _ABSENT), b.get(c, _ABSENT))}
+    return sorted(changed)
+
+
+_ABSENT = object()
+
+
+def as_stored(value):
+    """``value`` (tables) as the store writes and reads it back (JSON), so that a fresh float compares as its
+    stored text does."""
+    return json.loads(json.dumps(value, default=_json))
+
+
+def wall_time(column: str) -> bool:
+    """Whether a column holds a wall time (:data:`TIMING` in its name), which differs from run to run."""
+    return TIMING in column
+
+
+def same(a, b) -> bool:
+    """Two stored values equal, NaN equal to NaN."""
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def _json(value):
+    if hasattr(value, "item"):  # NumPy scalars
+        return value.item()
+    raise TypeError(f"cannot store {type(value).__name__} in a result row")
+
+
+# --- provenance -------------------------------------------------------------------------------------
+
+def _commit() -> str:
+    if os.environ.get("ENTROPIC_COMMIT"):  # a copy of the project without its git history (a GPU machine)
+        return os.environ["ENTROPIC_COMMIT"]
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=paths.ROOT, capture_output=True,
+                             text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def provenance(device: str, seconds: float, stop: str | None) -> dict:
+    """Where and how a job ran: device, package versions, wall time, date, stop rule, commit."""
+    import torch
+
+    versions = {name: importlib.metadata.version(name) for name in ("numpy", "pandas")}
+    return {"device": device, "torch": torch.__version__, "python": sys.version.split()[0], **versions,
+            "threads": torch.get_num_threads(), "machine": platform.machine(), "seconds": round(seconds, 3),
+            "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "stop": stop, "commit": _commit()}

@@ -1,0 +1,295 @@
+"""Execute section notebooks with papermill and assemble the Jupyter Book.
+
+A section notebook's ``parameters`` cell holds ``profile`` and ``overrides``; papermill injects them,
+and the notebook reads its results through ``runner.run`` (which computes nothing when the store is
+complete). The executed notebook goes to ``build/sections/<section>.ipynb``, the page the book shows,
+with a fingerprint of what it was made from: its source, the non-engine library code (sections,
+figures, verdicts, …), its parameters and the stored entries it read (for a page that reads every
+section's results, the ledger, those of every section). An unchanged fingerprint skips
+execution; a notebook that fails keeps the last good page and is written beside it as
+``<section>.failed.ipynb``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .. import paths, registry
+from ..jobs import config, runner
+from . import launch, site
+
+TOC_FOLDER = "build/sections"  # where _toc.yml expects the executed section pages, relative to the book root
+
+
+def is_section(name: str) -> bool:
+    """Whether a notebook of the table of contents is a paper section (a module with jobs and a store)
+    rather than a page (theory, teaching, ledger) that only calls the library."""
+    return name in registry.names()
+
+
+FALLBACKS = ("quick",)  # committed smaller profiles a page may show when its own profile has no results
+
+
+def fingerprint(section: str, profile: str, overrides: dict) -> str:
+    """What a page is made from: its source, the library outside the engine (a page reads the engine
+    directly, so a page's engine code counts too), its parameters, the stored entries it reads and the
+    version keys of the code its jobs run now (so an engine edit that stales a section's jobs marks its
+    page, and reverting the edit clears the mark); a section page that also shows another section's results
+    (its module's ``READS``) includes that section's fingerprint. A page that reads every section's stored results
+    (:func:`reads_results`: the ledger) includes the fingerprint of every section of the book at the profile
+    it shows, so that any entry it reads, changed, added or deleted, renders it again."""
+    source = paths.notebook_source(section).read_bytes()
+    digest = hashlib.sha256(source)
+    for path in sorted(paths.PACKAGE.rglob("*.py")):
+        if paths.ENGINE not in path.parents or not is_section(section):
+            digest.update(path.read_bytes())
+    if is_section(section) or reads_results(source):  # a page that computes what it shows is the same at any profile
+        digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
+    if not is_section(section):
+        if reads_results(source):
+            for name in toc_sections():
+                digest.update(fingerprint(name, shown_profile(name, profile, {}), {}).encode())
+        return digest.hexdigest()[:16]
+    module, _, jobs = runner.plan(section, profile, overrides)
+    shelf = runner.store.Store(runner.label_of(profile, overrides), section)
+    for job in jobs:
+        path = shelf.path(job)
+        digest.update(path.read_bytes() if path.exists() else b"missing")
+    for kind in sorted({str(job.params.get("kind")) for job in jobs}):
+        digest.update(runner.versions.version_key(module, None if kind == "None" else kind).encode())
+    for other in getattr(module, "READS", ()):  # sections whose stored results this section's page also shows
+        digest.update(fingerprint(other, shown_profile(other, profile, {}), {}).encode())
+    return digest.hexdigest()[:16]
+
+
+def reads_results(source: bytes) -> bool:
+    """Whether a page's notebook declares (``entropic: reads_results: true`` in its header) that it reads
+    stored results, so that it differs between profiles."""
+    import yaml
+
+    text = source.decode()
+    if not text.startswith("---"):
+        return False
+    header = yaml.safe_load(text.split("---", 2)[1]) or {}
+    return bool((header.get("entropic") or {}).get("reads_results"))
+
+
+def stored_fingerprint(path: Path) -> str | None:
+    """The fingerprint an executed notebook records; None if there is no notebook. A file that is not
+    an executed notebook of this project raises ``ValueError`` naming it."""
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())["metadata"]["entropic"]["fingerprint"]
+    except (json.JSONDecodeError, KeyError, TypeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is corrupt or was not written by this project ({error!r}); "
+                         f"delete it to re-execute the section") from error
+
+
+def shown_profile(section: str, profile: str, overrides: dict) -> str:
+    """The profile a page shows: its own, or, when a committed profile has no result of this section at
+    all, the first committed smaller profile (``FALLBACKS``) whose results are complete."""
+    if overrides or not is_section(section) or runner.label_of(profile, overrides) not in runner.COMMITTED:
+        return profile
+    if runner.run(section, profile, overrides, compute=False, progress=False, log=lambda *_: None).entries:
+        return profile
+    for smaller in FALLBACKS:
+        if smaller in config.available_profiles() and (paths.RESULTS / smaller / section).is_dir():
+            held = runner.run(section, smaller, compute=False, progress=False, log=lambda *_: None)
+            if held.entries and not held.missing:
+                return smaller
+    return profile
+
+
+def _book_extras() -> None:
+    """Rendering pages and building the book need the ``[book]`` extras: say so when they are missing."""
+    import importlib.util
+
+    missing = [name for name in ("jupytext", "papermill", "nbformat", "jupyter_book")
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RuntimeError(f"the book needs the project's [book] extras ({', '.join(missing)} missing): "
+                           f"pip install 'entropic[book]' (make book installs them)")
+
+
+def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = None, force: bool = False,
+            log=print) -> Path:
+    """Execute one notebook into ``out_dir`` (default ``build/sections``) unless its page is current."""
+    import jupytext
+    import nbformat
+    import papermill
+
+    out_dir = out_dir or paths.EXECUTED
+    target = out_dir / f"{section}.ipynb"
+    shown = shown_profile(section, profile, overrides)
+    _book_extras()
+
+    def stamp_now() -> str:
+        return fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
+
+    stamp = stamp_now()
+    if not force and stored_fingerprint(target) == stamp:
+        log(f"[entropic] {section}: page is current ({target.relative_to(out_dir.parent)})")
+        return target
+    out_dir.mkdir(parents=True, exist_ok=True)
+    notebook = jupytext.read(paths.notebook_source(section))
+    if is_section(section):
+        results = runner.run(section, shown, overrides, progress=False, log=lambda *_: None)
+        if not results.entries:  # nothing stored and nothing to compute (a committed profile): say so
+            notebook = _placeholder(notebook, section, profile, results.corrupt)
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    staged_input, staged_output = out_dir / f"{section}.input.ipynb", out_dir / f"{section}.running.ipynb"
+    nbformat.write(notebook, staged_input)
+    log(f"[entropic] {section}: rendering the page" + ("" if shown == profile else f" (showing `{shown}`)"))
+    parameters = {"profile": shown, "overrides": overrides, "requested": profile if shown != profile else None}
+    try:
+        papermill.execute_notebook(staged_input, staged_output, kernel_name="python3", progress_bar=False,
+                                   parameters=parameters, cwd=str(out_dir), kernel_manager_class=_kernel_manager(),
+                                   extra_arguments=KERNEL_ARGUMENTS)
+    except Exception as error:
+        failed = out_dir / f"{section}.failed.ipynb"
+        if staged_output.exists():
+            staged_output.replace(failed)
+        raise RuntimeError(f"section {section!r} failed; the executed notebook is at {failed}") from error
+    finally:
+        staged_input.unlink(missing_ok=True)
+    executed = launch.downloadable(nbformat.read(staged_output, as_version=4), section)
+    if is_section(section) and results.computed:  # stamped with the entries the page read, computed ones too
+        stamp = stamp_now()
+    executed.metadata["entropic"] = {"section": section, "profile": shown, "overrides": overrides, "fingerprint": stamp}
+    nbformat.write(executed, staged_output)
+    staged_output.replace(target)
+    return target
+
+
+# The kernel logs errors only: at its default level it warns, once per page, that its ports on localhost are
+# not encrypted, which a kernel that lives for one page on this machine does not need. Errors of a page's
+# cells are not kernel log lines: they fail the page (papermill raises, naming the cell).
+KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=ERROR"]
+
+
+@functools.cache
+def _kernel_manager():
+    """jupyter_client's kernel manager, except that a kernel being shut down is not interrupted first. Its
+    notebook has finished (papermill waited for every reply), and the interrupt could land while the kernel
+    was still finishing its last reply, which it then logged as an error ("KeyboardInterrupt caught in
+    kernel"). A kernel that is not shutting down is interrupted as before."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    class PageKernel(AsyncKernelManager):
+        async def _async_interrupt_kernel(self) -> None:
+            if not getattr(self, "shutting_down", False):
+                await super()._async_interrupt_kernel()
+
+    return PageKernel
+
+
+def _placeholder(notebook, section: str, profile: str, corrupt: list[tuple[str, str]]):
+    """The page of a section with no readable stored results in a committed profile: its title and
+    introduction, what is wrong (nothing stored yet, or only ``corrupt`` entries) and how to compute it."""
+    import nbformat
+
+    intro = next(c for c in notebook.cells if c.cell_type == "markdown")
+    what = (f"The {len(corrupt)} stored entries of the `{profile}` profile of this section are all corrupt "
+            f"(truncated, or failing their checksum)" if corrupt else
+            f"No results of the `{profile}` profile are stored for this section yet")
+    note = (f"```{{warning}}\n{what}. `{runner.resume_command(section, profile, {})}` computes them (it resumes "
+            f"where an earlier run stopped); `make book PROFILE={profile}` then shows them here.\n```")
+    page = nbformat.v4.new_notebook(metadata=notebook.metadata)
+    page.cells = [intro, nbformat.v4.new_markdown_cell(note),
+                  nbformat.v4.new_code_cell('profile = "quick"', metadata={"tags": ["parameters", "remove-cell"]})]
+    return page
+
+
+def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, log=print) -> list[Path]:
+    """Render several pages, ``(name, profile, overrides)`` each, ``workers`` at a time (default: one per
+    CPU core; each page runs in its own kernel process). A page that reads other sections' stored results
+    (the ledger, :func:`reads_results`) runs after the section pages, which may compute them. Errors are
+    raised after every page has run, the first one first, so one failing page does not stop the others."""
+    import concurrent.futures
+    import os
+
+    def reader(name: str) -> bool:
+        return not is_section(name) and reads_results(paths.notebook_source(name).read_bytes())
+
+    workers = workers or int(os.environ.get("ENTROPIC_PAGE_WORKERS", 0)) or os.cpu_count() or 1
+    futures = {}  # page index -> future
+    for readers in (False, True):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            futures |= {i: pool.submit(execute, *page, log=log) for i, page in enumerate(pages)
+                        if reader(page[0]) == readers}
+    ordered = [futures[i] for i in range(len(pages))]
+    errors = [f.exception() for f in ordered if f.exception() is not None]
+    if errors:
+        raise errors[0]
+    return [f.result() for f in ordered]
+
+
+def toc_notebooks(root: Path = paths.ROOT) -> list[str]:
+    """The executed notebooks the book shows (sections and pages), in the order of ``_toc.yml``."""
+    return list(toc_parts(root))
+
+
+def toc_parts(root: Path = paths.ROOT) -> dict[str, str]:
+    """The caption of the part of ``_toc.yml`` each executed notebook is in ("" outside any part, the root
+    page included when it is an executed notebook)."""
+    import yaml
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text())
+    placed = [(toc["root"], "")] + [(c["file"], "") for c in toc.get("chapters", [])]
+    placed += [(c["file"], part.get("caption", "")) for part in toc.get("parts", []) for c in part.get("chapters", [])]
+    return {f.removeprefix(TOC_FOLDER + "/"): caption for f, caption in placed if f.startswith(TOC_FOLDER + "/")}
+
+
+def toc_sections(root: Path = paths.ROOT) -> list[str]:
+    """The paper sections among :func:`toc_notebooks`, in the order of ``_toc.yml``."""
+    return [name for name in toc_notebooks(root) if is_section(name)]
+
+
+def offline_mathjax(root: Path) -> Path:
+    """Copy MathJax 3 (the ``django-static-mathjax`` package's files: the TeX-to-CHTML bundle and its
+    fonts) into the book's ``_assets/mathjax`` (``_assets`` is the static path of ``_config.yml``), so
+    pages render math without reaching a CDN."""
+    import mathjax
+
+    source = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    target = root / "_assets" / "mathjax"
+    if not (target / "tex-chtml.js").exists():
+        fonts = Path("output") / "chtml" / "fonts" / "woff-v2"
+        shutil.copytree(source / fonts, target / fonts, dirs_exist_ok=True)
+        shutil.copy2(source / "tex-chtml.js", target / "tex-chtml.js")
+    return target
+
+
+BUILDERS = {"html": "html", "singlehtml": "singlehtml"}  # Jupyter Book builder -> folder under _build/
+
+
+def build(root: Path = paths.ROOT, log=print, builder: str = "html") -> Path:
+    """Build the book under ``root`` with Jupyter Book 1, warnings as errors, with the configuration of
+    this build (``site.book_config``: repository, footer with version, date and commit); returns the
+    index.html of ``_build/<builder>/``. ``builder`` is ``html`` (the site) or ``singlehtml`` (one page:
+    what ``pdf`` prints)."""
+    if builder not in BUILDERS:
+        raise ValueError(f"builder must be one of {sorted(BUILDERS)}, got {builder!r}")
+    _book_extras()
+    executed = root / TOC_FOLDER
+    missing = [n for n in toc_notebooks(root) if not (executed / f"{n}.ipynb").exists()]
+    if missing:
+        raise RuntimeError(f"sections not executed yet: {missing}; run `make book` first")
+    offline_mathjax(root)
+    configuration = site.book_config(root, root / "_build" / ".config" / f"{builder}.yml", builder)
+    jupyter_book = Path(sys.executable).with_name("jupyter-book")
+    command = [str(jupyter_book if jupyter_book.exists() else shutil.which("jupyter-book")),
+               "build", str(root), "--config", str(configuration), "--builder", builder,
+               "--warningiserror", "--keep-going", "--quiet"]
+    log(f"[entropic] building the book ({builder})")
+    subprocess.run(command, check=True, cwd=root)
+    index = root / "_build" / BUILDERS[builder] / "index.html"
+    log(f"[entropic] the book is at {index}")
+    return index

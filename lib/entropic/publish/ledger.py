@@ -1,0 +1,133 @@
+"""The claims ledger: every quantitative claim of the paper, where the book decides it, and the verdict.
+
+Built, never typed, from two sources: each section's ``CLAIMS`` (the paper's words, where it says them)
+and its comparison table (``compare``) on the stored results of the profile the book shows. A claim a
+comparison row decides carries that row's numbers and verdict; a claim no row decides (at this profile
+or at all) is listed as ``not checked``, with why. Used by ``notebooks/ledger.md`` and the intro's summary.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import registry
+from ..jobs import runner
+from ..report import verdicts
+from . import build
+
+BEYOND = "Beyond the paper"  # the caption of the part of ``_toc.yml`` whose pages go past the paper
+COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "kind", "estimator",
+           "criterion", "claim holds", "value agrees", "verdict", "note", "undecided", "profile"]
+# Why a claim is not reproduced or not decided, one class per finding (``findings``):
+FAILS = "fails on our data"
+POWER = "undecided: power (too few points to decide the sign)"
+BUDGET = "undecided: budget (the verdict changes with the training budget)"
+BEYOND_LIMIT = "beyond the paper: a limit the paper stated is exceeded by an estimator of ours"
+OURS = ("convex regression on recovered attention", "maximum likelihood (= training)")  # estimator kinds of ours
+
+
+def section_rows(name: str, profile: str) -> list[dict]:
+    """The ledger rows of one section: its comparison rows, then its claims that no row decides."""
+    module = registry.module(name)
+    shown = build.shown_profile(name, profile, {})
+    results = runner.run(name, shown, compute=False, progress=False, log=lambda *_: None)
+    base = {"section": name, "title": module.TITLE, "table": module.TABLE, "profile": shown}
+    rows, decided = [], set()
+    if results.entries:
+        for quantity, row in module.compare(results).iterrows():
+            rows.append({**base, "quantity": quantity, **{c: row[c] for c in COLUMNS if c in row.index}})
+            decided.add((row["paper says"], row["where"]))
+    if not results.entries:
+        why = f"no `{shown}` results of this section are stored yet"
+    elif not getattr(results.cfg, "paper_setting", True):
+        why = f"the `{shown}` profile's task differs from the paper's, so the paper's number does not apply"
+    else:
+        why = "no table of this book decides it"
+    for claim in module.CLAIMS.values():
+        if (claim.says, claim.where) not in decided:
+            rows.append({**base, "quantity": f"not checked: {why}", "paper says": claim.says, "where": claim.where,
+                         "paper value": claim.value, "ours": float("nan"), "kind": None, "estimator": None,
+                         "criterion": None,
+                         "claim holds": None, "value agrees": None, "verdict": verdicts.NOT_CHECKED})
+    return rows
+
+
+def frame(profile: str) -> pd.DataFrame:
+    """The whole ledger at ``profile``: one row per claim, sections in the order of the book."""
+    rows = [row for name in build.toc_sections() for row in section_rows(name, profile)]
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summary(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Verdict counts per section and in total (every verdict a column, zeros included)."""
+    counts = pd.DataFrame([verdicts.counts(group) for _, group in ledger.groupby("section", sort=False)],
+                          index=list(dict.fromkeys(ledger["section"])))
+    counts.loc["total"] = counts.sum()
+    counts.insert(0, "claims", counts.sum(axis=1))
+    counts.index.name = "section"
+    return counts
+
+
+def summary_sentence(ledger: pd.DataFrame) -> str:
+    """The totals in one sentence, for the intro and the ledger's opening."""
+    total = summary(ledger).loc["total"]
+    parts = [f"**{int(total[v])}** {v}" for v in verdicts.VERDICTS if total[v]]
+    part_of = build.toc_parts()
+    beyond = [name for name in dict.fromkeys(ledger["section"]) if part_of.get(name) == BEYOND]
+    again = int(ledger["section"].isin(beyond).sum())
+    where = (f" ({again} of them on the part {BEYOND.lower()}, which judges statements of the paper on "
+             f"estimators of its own)" if again else "")
+    return (f"Of **{int(total['claims'])}** verdicts on the paper's quantitative claims, one per claim and "
+            f"regime{where}: " + ", ".join(parts) + ". " + by_estimator_sentence(ledger))
+
+
+def by_estimator_sentence(ledger: pd.DataFrame) -> str:
+    """Which verdicts come from which kind of estimator, in one sentence (rows over several kinds counted once,
+    under their joined kinds)."""
+    decided = ledger[ledger["verdict"] != verdicts.NOT_CHECKED]
+    parts = []
+    for kind, group in decided.groupby("estimator", sort=False):
+        counts = verdicts.counts(group)
+        inner = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+        parts.append(f"{len(group)} from {kind} ({inner})")
+    return "By the kind of estimator behind our number: " + "; ".join(parts) + "." if parts else ""
+
+
+
+def reason(row, part_of: dict[str, str]) -> str:
+    """The reason class of a finding (``FAILS``, ``POWER``, ``BUDGET`` or ``BEYOND_LIMIT`` with the kind)."""
+    if row["verdict"] in (verdicts.NOT_SIGNIFICANT, verdicts.UNDEFINED):
+        return POWER
+    if isinstance(row.get("undecided"), str) and row["undecided"] == "budget":
+        return BUDGET
+    kinds = verdicts.estimator_kinds(row["estimator"]) if isinstance(row.get("estimator"), str) else []
+    ours = [k for k in kinds if k in OURS]
+    if part_of.get(row["section"]) == BEYOND and ours:
+        return f"{BEYOND_LIMIT} (of kind: {', '.join(ours)})"
+    return FAILS
+
+
+def findings(ledger: pd.DataFrame, part_of: dict[str, str] | None = None) -> pd.DataFrame:
+    """The claims that do not reproduce and those the data cannot decide, each with its reason class, in the
+    ledger's order: section, the deciding table, the paper's words, our quantity, the verdict, the reason."""
+    part_of = build.toc_parts() if part_of is None else part_of
+    chosen = ledger[ledger["verdict"].isin([verdicts.NOT_REPRODUCED, verdicts.NOT_SIGNIFICANT, verdicts.UNDEFINED])]
+    rows = [{"section": row["section"], "title": row["title"], "table": row["table"], "paper says": row["paper says"],
+             "where": row["where"], "quantity": row["quantity"], "verdict": row["verdict"],
+             "reason": reason(row, part_of)} for _, row in chosen.iterrows()]
+    return pd.DataFrame(rows, columns=["section", "title", "table", "paper says", "where", "quantity", "verdict",
+                                       "reason"])
+
+
+def findings_markdown(found: pd.DataFrame) -> str:
+    """The findings as a MyST list, grouped by reason class, each line linked to its table."""
+    if found.empty:
+        return "Every claim the book decides is reproduced or holds with a different value."
+    lines = []
+    for why, group in found.groupby("reason", sort=False):
+        lines.append(f"**{why[:1].upper() + why[1:]}** ({len(group)}):\n")
+        for _, row in group.iterrows():
+            lines.append(f"- {row['title']}: \"{row['paper says']}\" ({row['where']}), {row['verdict']} "
+                         f"({{numref}}`{row['table']}`)")
+        lines.append("")
+    return "\n".join(lines)

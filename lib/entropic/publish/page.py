@@ -1,0 +1,266 @@
+"""What a section page shows, as MyST: the banner, numbered tables with captions, the comparison with
+its verdicts, the prose facts.
+
+Every function here returns or displays Markdown that the book parses as MyST (``_config.yml`` sets
+``nb_render_markdown_format: myst``), so a table is a numbered ``{table}`` with a caption and a label
+that prose can ``{numref}``, and a warning is a real admonition. Every number, in a cell or glued into
+the prose (``glue``), is written by ``numbers.number``: three significant digits, powers of ten as
+5.17×10⁻⁴, booleans as ✓ and ✗, a missing number as a dash explained under the table; verdicts are
+coloured badges; a table too wide for a desktop's column is shown in parts (``show_parts``). The banner
+lives in ``banner``. Used by every section notebook; ``runner`` computes, this module shows.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..report import verdicts
+from ..report.numbers import DASH, missing, number
+from .banner import banner_markdown, show_banner  # noqa: F401  (every page shows its banner through page)
+
+BADGES = {verdicts.REPRODUCED: "success", verdicts.CLAIM_HOLDS: "warning", verdicts.NOT_REPRODUCED: "danger",
+          verdicts.NOT_SIGNIFICANT: "secondary", verdicts.UNDEFINED: "secondary", verdicts.NOT_CHECKED: "light"}
+# Column and index names the sections' frames share, as a header says them (any other header is a section's
+# own words).
+HEADERS = {"r_star": "r*", "d_model": "width", "index": ""}
+CALL = re.compile(r"(?<=[^\W\d_]{5})\((?=\w)")  # "Spearman(predicted": a line may break after the bracket
+STAR = re.compile(r"(?<=[\w)\]])\*(?!\*)")  # r*, K*, (…)*: a star Markdown would take for emphasis (not **)
+
+
+def badge(verdict: str) -> str:
+    return f"{{bdg-{BADGES[verdict]}}}`{verdict}`"
+
+
+def cell(value, digits: int = 3) -> str:
+    """One table cell: a number, a boolean or a missing value as ``numbers.number`` writes it (three
+    significant digits, ✓/✗, a dash); text with its pipes escaped, a star after a letter (``r*``) escaped
+    so that Markdown never reads it as emphasis, and a line break allowed after the bracket of a long
+    word ("Spearman(predicted, …)"), so that such a column can narrow."""
+    if not isinstance(value, str):
+        return number(value, digits)
+    return CALL.sub("(<wbr>", text(value).replace("|", "\\|").replace("\n", " "))
+
+
+def text(value: str) -> str:
+    """Plain text for Markdown: every star after a letter or bracket (``r*``, ``K*``) escaped, so that
+    Markdown never reads it as emphasis ("r*−1 … r*" would otherwise lose both stars)."""
+    return STAR.sub(r"\\*", value)
+
+
+def table_markdown(frame: pd.DataFrame, caption: str, name: str, index: bool = True, digits: int = 3,
+                   missing: str | None = None) -> str:
+    """A numbered MyST table with ``caption`` and label ``name``. A dash marks a missing value; ``missing``
+    (or a default) says why, under the table."""
+    if frame.empty:  # nothing to tabulate at this profile: say so instead of an empty table
+        return f"*{caption}* No rows at this profile.\n"
+    named = not isinstance(frame.index, pd.RangeIndex)
+    shown = frame.reset_index() if index and named else frame
+    header = [HEADERS.get(str(c), str(c)) for c in shown.columns]
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    dashes = False
+    for values in shown.itertuples(index=False):
+        cells = [cell(v, digits) for v in values]
+        dashes |= DASH in cells
+        lines.append("| " + " | ".join(cells) + " |")
+    body = f"```{{table}} {text(caption)}\n:name: {name}\n\n" + "\n".join(lines) + "\n```\n"
+    if dashes:
+        body += f"\n{DASH}: {text(missing or 'no value: the quantity is not defined for this row')}.\n"
+    return body
+
+
+def show_table(frame: pd.DataFrame, caption: str, name: str, **kwargs) -> None:
+    from IPython.display import Markdown, display
+
+    display(Markdown(table_markdown(frame, caption, name, **kwargs)))
+
+
+def show_parts(frame: pd.DataFrame, caption: str, name: str, parts: int | list[list] = 2, **kwargs) -> None:
+    """``frame`` as several numbered tables of some of its columns each (``parts`` lists them, or an even split
+    into that many), every one with the index, so that a wide table fits a desktop's column: the first
+    labelled ``name`` (the label prose refers to), the next ``name-2`` and on."""
+    columns = list(frame.columns)
+    if frame.empty:
+        return show_table(frame, caption + ".", name, **kwargs)
+    if isinstance(parts, int):
+        size = -(-len(columns) // parts)
+        parts = [columns[k:k + size] for k in range(0, len(columns), size)]
+    for k, part in enumerate(parts):
+        label = name if k == 0 else f"{name}-{k + 1}"
+        show_table(frame[part], f"{caption} (part {k + 1} of {len(parts)})", label, **kwargs)
+
+
+def _agreement(agrees, tolerance: str) -> str:
+    if missing(agrees):
+        return DASH
+    return f"{cell(bool(agrees))} {tolerance}"
+
+
+MARKS = "¹²³⁴⁵⁶⁷⁸⁹"
+UNDECIDED = f"undecided (p ≥ {verdicts.SIGNIFICANCE})"
+
+
+def claim_mark(holds, verdict: str) -> str:
+    """The "claim holds" cell: ✓ or ✗, except where the verdict says the data decide nothing. A sign claim
+    whose correlation is not significant reads "undecided" (its sign alone is no success), an undefined
+    row a dash."""
+    if verdict == verdicts.NOT_SIGNIFICANT:
+        return UNDECIDED
+    if verdict in (verdicts.UNDEFINED, verdicts.NOT_CHECKED) or missing(holds):
+        return DASH
+    return cell(bool(holds))
+
+
+def _with_p(ours, p) -> str | float:
+    """Our number, with the permutation p-value of a correlation beside it where the row has one."""
+    if missing(p):
+        return ours
+    return f"{number(ours)} (p = {number(p)})"
+
+
+def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> str:
+    """The table beside the paper, verdict first: the verdict count, the criteria it uses, the value rule,
+    then one row per quantity (the value's agreement shown with its tolerance). A non-empty ``note`` of a
+    row (e.g. the budgets at which its claim holds) marks its verdict and is listed under the table."""
+    kinds = dict.fromkeys(comparison["kind"])
+    criteria = "\n".join(f"- *{kind}*: {text(verdicts.CRITERIA[kind])}" for kind in kinds)
+    notes = [n if isinstance(n, str) else "" for n in comparison.get("note", pd.Series("", comparison.index))]
+    marked = [i for i, n in enumerate(notes) if n]
+    if len(marked) > len(MARKS):
+        raise ValueError(f"{len(marked)} notes under one table; at most {len(MARKS)}")
+    marks = {i: MARKS[k] for k, i in enumerate(marked)}
+    rows = pd.DataFrame({
+        "verdict": [badge(v) + marks.get(i, "") for i, v in enumerate(comparison["verdict"])],
+        "quantity": comparison.index,
+        "paper says": comparison["paper says"] + " (" + comparison["where"] + ")",
+        "ours": [_with_p(o, p) for o, p in zip(comparison["ours"], comparison["p"], strict=True)],
+        "claim holds": [claim_mark(h, v) for h, v in zip(comparison["claim holds"], comparison["verdict"],
+                                                          strict=True)],
+        "value agrees (tolerance)": [_agreement(a, t) for a, t in zip(comparison["value agrees"],
+                                                                     comparison["value tolerance"], strict=True)],
+    })
+    estimators = list(dict.fromkeys(comparison["estimator"]))
+    if len(estimators) > 1:  # a column only where the rows' numbers come from different kinds of estimator
+        rows.insert(2, "computed by", comparison["estimator"].to_numpy())
+        said = ""
+    else:
+        said = f"Every number of ours below comes from {_kind_words(estimators[0])}.\n\n"
+    body = table_markdown(rows, caption, name, index=False,
+                          missing="the paper states no number for this quantity, so only its claim is judged"
+                          if comparison["paper value"].isna().any() else None)
+    body += "".join(f"\n{marks[i]} {text(notes[i])}\n" for i in marked)
+    return (f"{verdicts.summary_markdown(comparison)} A claim holds when\n\n{criteria}\n\nA value agrees when "
+            f"{verdicts.VALUE_RULE}.\n\n{said}{body}")
+
+
+def _kind_words(kind: str) -> str:
+    """An estimator kind (or several joined) with what it computes, for a sentence."""
+    return "; ".join(f"*{part}*: {verdicts.ESTIMATOR_KINDS[part][0]}" for part in verdicts.estimator_kinds(kind))
+
+
+def show_comparison(comparison: pd.DataFrame, caption: str, name: str) -> None:
+    from IPython.display import Markdown, display
+
+    display(Markdown(comparison_markdown(comparison, caption, name)))
+
+
+def configuration_markdown(results, name: str) -> str:
+    """The resolved configuration in a dropdown (the banner above it names every difference): value, the
+    paper's value (or that the paper states none), description."""
+    table = results.cfg.table()
+    literal = {"True": "✓", "False": "✗", "None": "none"}  # values as the table reads them, not Python's
+    table[["value", "paper"]] = table[["value", "paper"]].map(lambda v: literal.get(v, v))
+    differing = int((table["differs"] != "").sum())
+    inner = table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
+    differ = "none differs" if not differing else f"{differing} differ{'s' if differing == 1 else ''}"
+    return f"::::{{dropdown}} All {len(table)} parameters beside the paper's ({differ})\n\n{inner}\n::::\n"
+
+
+def show_configuration(results, name: str) -> None:
+    from IPython.display import Markdown, display
+
+    display(Markdown(configuration_markdown(results, name)))
+
+
+class Number:
+    """A number glued for the prose: its Markdown is the text ``numbers.number`` writes, its plain form the
+    exact value (what a reader of the executed notebook, or a test, gets back)."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def _repr_markdown_(self) -> str:
+        return number(self.value)
+
+    def __repr__(self) -> str:
+        return repr(self.value.item() if hasattr(self.value, "item") else self.value)
+
+
+def glue(name: str, value) -> None:
+    """Glue ``value`` for a page's prose as Markdown (``{glue:md}`name:myst```): a number as ``numbers.number``
+    writes it (``Number``), so prose and tables write every number alike; text (or Markdown) as it is."""
+    from IPython.display import Markdown
+
+    try:
+        from myst_nb import glue as myst_glue
+    except ImportError:  # a launched notebook without the book's extras: glued values feed only the book's prose
+        return
+    if not isinstance(value, Markdown):
+        value = Markdown(value) if isinstance(value, str) else Number(value)
+    myst_glue(name, value, display=False)
+
+
+def glue_facts(section: str, facts: dict) -> None:
+    """Glue every fact of a section for its page's prose, named ``<section>_<fact>`` (see ``glue``)."""
+    for name, value in facts.items():
+        glue(f"{section}_{name}", value)
+
+
+def save(results, **frames: pd.DataFrame) -> None:
+    """Write a section's tables as CSV under ``build/tables/<label>/<section>/`` for readers and tests."""
+    save_tables(results.label, results.section, **frames)
+
+
+def save_tables(label: str, name: str, **frames: pd.DataFrame) -> None:
+    """Write tables as CSV under ``build/tables/<label>/<name>/``."""
+    from .. import paths
+
+    folder = paths.TABLES / label / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, frame in frames.items():
+        frame.to_csv(folder / f"{name}.csv")
+
+
+def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
+    """The claims ledger as a numbered table: verdict, the deciding table (a link), the quantity, the
+    paper's words, ours, whether the claim holds and whether the value agrees."""
+    rows = pd.DataFrame({
+        "verdict, decided in": [badge(verdict) + " " + (f"{{numref}}`{table}`" if verdict != verdicts.NOT_CHECKED
+                                                         else f"{{doc}}`{section}`")
+                                for table, verdict, section in zip(claims["table"], claims["verdict"],
+                                                                   claims["section"], strict=True)],
+        "quantity": claims["quantity"],
+        "paper says": claims["paper says"] + " (" + claims["where"] + ")",
+        "ours": claims["ours"],
+        "computed by": claims["estimator"],
+        "claim holds": [claim_mark(h, v) for h, v in zip(claims["claim holds"], claims["verdict"], strict=True)],
+        "value agrees": claims["value agrees"],
+    })
+    return table_markdown(rows, caption, name, index=False,
+                          missing="not decided: the claim is not checked, or the paper states no number for it")
+
+
+def estimator_kinds() -> pd.DataFrame:
+    """Every kind of estimator a row can name (``verdicts.ESTIMATOR_KINDS``), with whether it is a pre-training
+    estimator in the paper's sense, as a table."""
+    return pd.DataFrame([{"kind of estimator": kind, "what it computes": text, "pre-training (the paper's sense)": pre}
+                         for kind, (text, pre) in verdicts.ESTIMATOR_KINDS.items()])
+
+
+def criteria() -> pd.DataFrame:
+    """Every criterion of ``verdicts.CRITERIA`` and the value rule, as a table."""
+    rows = [{"kind of claim": kind, "the claim holds when": text} for kind, text in verdicts.CRITERIA.items()]
+    rows.append({"kind of claim": "(every value)",
+                 "the claim holds when": f"our value agrees when {verdicts.VALUE_RULE}"})
+    return pd.DataFrame(rows)
