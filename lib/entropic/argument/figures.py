@@ -1,7 +1,7 @@
-"""The figures of the Argument part: the theory page's checks (``engine.synthetic.theorems``, ``engine.synthetic.inflation``)
-and the teaching page's experiments (``argument.teaching``). Each function takes what the engine returned and
-returns its Figure, sized for the book's column, in the book's style (``figures``); legends sit below the
-axes, outside the data.
+"""The figures of the Argument part: the theory page's checks (``engine.synthetic.theorems``,
+``engine.synthetic.inflation``) and the teaching page's experiments (``argument.teaching``).
+Each function takes what the engine returned and returns its Figure, sized for the book's column, in the
+book's style (``figures``); legends sit below the axes, outside the data.
 """
 
 from __future__ import annotations

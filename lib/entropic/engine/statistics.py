@@ -59,6 +59,18 @@ def spearman(x, y) -> float:
     return pearson(_ranks(_vector(x, "spearman")), _ranks(_vector(y, "spearman")))
 
 
+def _paired_orders(x, y, what: str, n_perm: int, seed: int):
+    """Two samples of equal length ≥ 3 as vectors, and the orders of the second that a permutation test
+    visits: all n! for n ≤ 8, else ``n_perm`` drawn from ``seed``."""
+    a, b = _vector(x, what), _vector(y, what)
+    if a.size != b.size or a.size < 3:
+        raise ValueError(f"need two samples of equal length ≥ 3, got {a.size} and {b.size}")
+    if a.size <= 8:
+        return a, b, [list(p) for p in itertools.permutations(range(a.size))]
+    rng = np.random.default_rng(seed)
+    return a, b, [rng.permutation(a.size) for _ in range(n_perm)]
+
+
 def permutation_threshold(x, y, level: float = 0.05, n_perm: int = 2000, seed: int = 0) -> float:
     """The |Pearson r| a correlation of ``x`` and ``y`` must exceed to be significant at ``level``.
 
@@ -67,16 +79,9 @@ def permutation_threshold(x, y, level: float = 0.05, n_perm: int = 2000, seed: i
     assumption, which matters with six corpora.
     """
 
-    a, b = _vector(x, "permutation_threshold"), _vector(y, "permutation_threshold")
-    if a.size != b.size or a.size < 3:
-        raise ValueError(f"need two samples of equal length ≥ 3, got {a.size} and {b.size}")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
-    if a.size <= 8:
-        orders = [list(p) for p in itertools.permutations(range(a.size))]
-    else:
-        rng = np.random.default_rng(seed)
-        orders = [rng.permutation(a.size) for _ in range(n_perm)]
+    a, b, orders = _paired_orders(x, y, "permutation_threshold", n_perm, seed)
     values = np.abs([pearson(a, b[o]) for o in orders])
     return float(np.quantile(values, 1 - level))
 
@@ -96,20 +101,11 @@ def robust_outliers(x, z: float = 3.0) -> np.ndarray:
     return deviation > z * 1.4826 * mad if mad > 0 else deviation > 0
 
 
-
-
 def permutation_p(x, y, statistic=pearson, n_perm: int = 2000, seed: int = 0) -> float:
     """Two-sided permutation p-value of ``statistic(x, y)``: the share of orders of ``y`` whose statistic is
     at least as far from zero as the observed one (all n! orders for n ≤ 8, else ``n_perm`` drawn from
     ``seed``). With six corpora the smallest possible p is 1/720."""
-    a, b = _vector(x, "permutation_p"), _vector(y, "permutation_p")
-    if a.size != b.size or a.size < 3:
-        raise ValueError(f"need two samples of equal length ≥ 3, got {a.size} and {b.size}")
-    if a.size <= 8:
-        orders = [list(p) for p in itertools.permutations(range(a.size))]
-    else:
-        rng = np.random.default_rng(seed)
-        orders = [rng.permutation(a.size) for _ in range(n_perm)]
+    a, b, orders = _paired_orders(x, y, "permutation_p", n_perm, seed)
     observed = abs(statistic(a, b))
     values = np.abs([statistic(a, b[o]) for o in orders])
     return float(np.mean(values >= observed - 1e-12))

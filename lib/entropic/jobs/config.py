@@ -106,6 +106,54 @@ def some_of(*allowed):
     return check
 
 
+def ours(default, help: str, check=None):
+    """A parameter the paper does not state: the default is our choice (the page says so)."""
+    return param(default, help, check, stated=False)
+
+
+def non_negative_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= CEILING_INT:
+        raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def optional(check):
+    """``check``, or None: a parameter that may be left unset (``None`` means a default the section states)."""
+    def optional_check(name, value):
+        return None if value is None else check(name, value)
+    return optional_check
+
+
+def text(name, value):
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a directory name or None, got {value!r}")
+    return value
+
+
+def fraction(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
+    return float(value)
+
+
+def fractions(name, value):
+    """Increasing fractions in (0, 1] ending with 1 (checkpoints along a budget), kept as a tuple of floats."""
+    items = tuple(value) if isinstance(value, (list, tuple)) else None
+    if not items or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v <= 1 for v in items) \
+            or list(items) != sorted(set(items)) or items[-1] != 1:
+        raise ValueError(f"{name} must be increasing fractions in (0, 1] ending with 1, got {value!r}")
+    return tuple(float(v) for v in items)
+
+
+def positive_values(name, value):
+    """A non-empty list of distinct positive numbers (noise levels), kept as a tuple of floats."""
+    items = tuple(value) if isinstance(value, (list, tuple)) else ()
+    if not items or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 for v in items) \
+            or len(set(items)) != len(items):
+        raise ValueError(f"{name} must be a non-empty list of distinct positive numbers, got {value!r}")
+    return tuple(float(v) for v in items)
+
+
 @dataclass(frozen=True)
 class SectionConfig:
     """Base of every section's ``Config``: runs each field's check, then :meth:`validate`."""

@@ -59,6 +59,25 @@ class Entry:
     provenance: dict
 
 
+@dataclass
+class Holding:
+    """Job ids of a section's jobs by what the store holds of them (:meth:`Store.holding`)."""
+
+    current: list[str] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def stored(self) -> list[str]:
+        return self.current + self.stale
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 class CorruptEntry(ValueError):
     """A stored entry that cannot be used: unreadable, truncated, or failing its checksum."""
 
@@ -107,6 +126,24 @@ class Store:
             raise CorruptEntry(f"{path} fails its checksum or does not match its job")
         return Entry(data["job"], data["params"], data["key"], data["tables"], data["provenance"])
 
+    def holding(self, jobs: list[Job], key_of) -> Holding:
+        """What the store holds of ``jobs``: which are stored and current (their entry's key is ``key_of(kind)``,
+        the key of the code that job kind runs now), stored but stale, or missing (no entry, or a corrupt one).
+        Answers "is this stored and current?" without running anything."""
+        held = Holding()
+        for job in jobs:
+            try:
+                entry = self.load(job)
+            except CorruptEntry:
+                entry = None
+            if entry is None:
+                held.missing.append(job.id)
+            elif entry.key == key_of(job.params.get("kind")):
+                held.current.append(job.id)
+            else:
+                held.stale.append(job.id)
+        return held
+
     def _staged(self, job: Job, key: str, tables: dict[str, list[dict]], provenance: dict) -> Path:
         """The entry written to a staging file of its own (two processes may stage the same job at once)."""
         payload = {"format": FORMAT, "job": job.id, "params": job.params, "key": key,
@@ -114,6 +151,7 @@ class Store:
         text = json.dumps({**payload, "checksum": _checksum(payload)}, indent=1, sort_keys=True, default=_json)
         self.folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(dir=self.folder, prefix=f".{job.id}.", suffix=".partial")
+        os.fchmod(handle, 0o666 & ~_umask())  # mkstemp's file is private (0600): an entry is as readable as any file
         with os.fdopen(handle, "w") as staging:
             staging.write(text)
         return Path(name)

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from .. import paths, registry
-from ..jobs import config, runner
+from ..jobs import config, runner, store, versions
 from . import launch, site
 
 TOC_FOLDER = "build/sections"  # where _toc.yml expects the executed section pages, relative to the book root
@@ -57,12 +57,12 @@ def fingerprint(section: str, profile: str, overrides: dict) -> str:
                 digest.update(fingerprint(name, shown_profile(name, profile, {}), {}).encode())
         return digest.hexdigest()[:16]
     module, _, jobs = runner.plan(section, profile, overrides)
-    shelf = runner.store.Store(runner.label_of(profile, overrides), section)
+    shelf = store.Store(runner.label_of(profile, overrides), section)
     for job in jobs:
         path = shelf.path(job)
         digest.update(path.read_bytes() if path.exists() else b"missing")
     for kind in sorted({str(job.params.get("kind")) for job in jobs}):
-        digest.update(runner.versions.version_key(module, None if kind == "None" else kind).encode())
+        digest.update(versions.version_key(module, None if kind == "None" else kind).encode())
     for other in getattr(module, "READS", ()):  # sections whose stored results this section's page also shows
         digest.update(fingerprint(other, shown_profile(other, profile, {}), {}).encode())
     return digest.hexdigest()[:16]
@@ -97,14 +97,24 @@ def shown_profile(section: str, profile: str, overrides: dict) -> str:
     all, the first committed smaller profile (``FALLBACKS``) whose results are complete."""
     if overrides or not is_section(section) or runner.label_of(profile, overrides) not in runner.COMMITTED:
         return profile
-    if runner.run(section, profile, overrides, compute=False, progress=False, log=lambda *_: None).entries:
+    if _holding(section, profile).stored:
         return profile
     for smaller in FALLBACKS:
         if smaller in config.available_profiles() and (paths.RESULTS / smaller / section).is_dir():
-            held = runner.run(section, smaller, compute=False, progress=False, log=lambda *_: None)
-            if held.entries and not held.missing:
+            held = _holding(section, smaller)  # a fallback is shown only complete and current
+            if held.current and not held.stale and not held.missing:
                 return smaller
     return profile
+
+
+def _holding(section: str, profile: str) -> store.Holding:
+    """What the store holds of a section's jobs at a profile (no overrides), read without running anything."""
+    module, _, jobs = runner.plan(section, profile)
+    return store.Store(runner.label_of(profile, {}), section).holding(jobs, functools.partial(_key, module))
+
+
+def _key(module, kind) -> str:
+    return versions.version_key(module, kind)
 
 
 def _book_extras() -> None:

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..engine.statistics import coefficient_of_variation  # noqa: F401  (CV_seed, used by the sections)
 from .numbers import number
 
 FLOOR_BAND = 0.05  # |excess| ≤ 5 % of the noise floor: at the floor; > 5 % for every seed: clearly above

@@ -11,20 +11,17 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..engine.statistics import coefficient_of_variation
 from ..engine.synthetic import protocol
-from ..engine.synthetic.tasks import SPECTRA, TEACHERS
 from ..engine.synthetic.train import STOP_RULES
 from ..jobs.config import (
-    SectionConfig,
-    distinct_ints,
     learning_rate,
-    noise_level,
     one_of,
     param,
     positive_int,
     scale,
-    some_of,
 )
+from ..jobs.grids import AttentionTaskGrid
 from ..jobs.store import Job
 from ..report import figures, verdicts
 from ..report.verdicts import Claim
@@ -44,19 +41,11 @@ CLAIMS = {
 
 
 @dataclass(frozen=True)
-class Config(SectionConfig):
-    T: int = param(16, "tokens per sequence", positive_int)
-    d: int = param(32, "width", positive_int)
-    r_stars: tuple = param((1, 2, 3, 4, 6, 8), "teacher kernel ranks r*", distinct_ints(1))
-    teachers: tuple = param(TEACHERS, "teacher (and student) types of eq. 9", some_of(*TEACHERS))
-    n: int = param(3000, "training sequences per task", positive_int)
-    seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed and r*", distinct_ints(0))
-    sigma: float = param(0.05, "observation noise standard deviation", noise_level)
+class Config(AttentionTaskGrid):
     steps: int = param(1500, "Adam steps of the rank sweep r = 1 … 2r*", positive_int)
     recovery_steps: int = param(2500, "Adam steps of the over-parameterized (r = d) students", positive_int)
     recovery_init: float = param(0.3, "initialization scale of W_Q, W_K for recovery (App. C.4)", scale)
     lr: float = param(0.01, "Adam learning rate, full batch", learning_rate)
-    spectrum: str = param("sharp", "teacher spectrum: sharp (eq. 8), power_law or flat (App. D)", one_of(*SPECTRA))
     stop: str = param("fixed", "stop rule: fixed (the paper's steps) or converged", one_of(*STOP_RULES))
 
     def validate(self):
@@ -107,7 +96,7 @@ def grid(results) -> pd.DataFrame:
     out["R̃_eff(K)"] = by["energy_effective_rank"].mean()
     out["R_eff(K*)"] = by["teacher_effective_rank"].mean()
     out["R̃_eff(K*)"] = by["teacher_energy_effective_rank"].mean()
-    out["CV_seed"] = by["effective_rank"].apply(verdicts.coefficient_of_variation)
+    out["CV_seed"] = by["effective_rank"].apply(coefficient_of_variation)
     out["round(R_eff(K)) = r*"] = out["R_eff(K)"].round() == out.index.get_level_values("r_star")
     out["R̃_eff(K) tracks K*"] = by.apply(lambda g: verdicts.tracks_teacher(
         g["energy_effective_rank"], g["teacher_energy_effective_rank"]))
@@ -123,7 +112,7 @@ RECOVERY_COLUMNS = ["R_eff(K)", "R̃_eff(K)", "R_eff(K*)", "R̃_eff(K*)", "CV_se
 
 def _max_cv(recovery: pd.DataFrame) -> float:
     """The largest CV_seed of R_eff(K) over the (teacher, r*) cells of ``recovery``."""
-    return float(recovery.groupby(["teacher", "r_star"])["effective_rank"].apply(verdicts.coefficient_of_variation)
+    return float(recovery.groupby(["teacher", "r_star"])["effective_rank"].apply(coefficient_of_variation)
                  .max())
 
 

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..engine.synthetic.attention_estimators import predict_rank
-from ..engine.synthetic.tasks import SPECTRA, TEACHERS, make_attention_task
-from ..jobs.config import SectionConfig, distinct_ints, noise_level, one_of, param, positive, positive_int, some_of
+from ..engine.synthetic.tasks import make_attention_task
+from ..jobs.config import param, positive, positive_int
+from ..jobs.grids import AttentionTaskGrid
 from ..jobs.store import Job
 from ..report import figures, verdicts
 from ..report.numbers import number
@@ -50,15 +51,7 @@ KINDS = {  # column of predict_rank → the kind of its estimator (verdicts.ESTI
 
 
 @dataclass(frozen=True)
-class Config(SectionConfig):
-    T: int = param(16, "tokens per sequence", positive_int)
-    d: int = param(32, "width", positive_int)
-    r_stars: tuple = param((1, 2, 3, 4, 6, 8), "teacher kernel ranks r*", distinct_ints(1))
-    teachers: tuple = param(TEACHERS, "teacher types of eq. 9", some_of(*TEACHERS))
-    n: int = param(3000, "sequences per task", positive_int)
-    seeds: tuple = param((0, 1, 2, 3, 4), "one task per seed and r*", distinct_ints(0))
-    sigma: float = param(0.05, "observation noise standard deviation", noise_level)
-    spectrum: str = param("sharp", "teacher spectrum: sharp (eq. 8), power_law or flat (App. D)", one_of(*SPECTRA))
+class Config(AttentionTaskGrid):
     shrink_multiple: float = param(1.0, "nuclear-norm shrinkage level, in units of the K-step's noise edge "
                                    "(our choice; the paper states none)", positive)
     max_iter: int = param(50, "iteration cap of the alternating minimization (our choice)", positive_int)

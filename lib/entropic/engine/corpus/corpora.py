@@ -78,7 +78,7 @@ def read_text_file(path: str | os.PathLike) -> str:
 
 
 def shared_corpora_dir() -> Path:
-    """``<project root>/../shared/corpora`` (project root = the checkout ``lib/entropic`` lies in: ``paths.CHECKOUT``)."""
+    """``<project root>/../shared/corpora``, the project root being the checkout (``paths.CHECKOUT``)."""
     return paths.CHECKOUT.parent / "shared" / "corpora"
 
 

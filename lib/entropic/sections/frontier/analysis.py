@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...engine.statistics import coefficient_of_variation
 from ...report import verdicts
 from ...report.verdicts import Claim
-from . import CLAIMS, ESTIMATORS, GOAL_ESTIMATOR, GOAL_TOLERANCE, HOLDOUT
+from .spec import CLAIMS, ESTIMATORS, GOAL_ESTIMATOR, GOAL_TOLERANCE, HOLDOUT
 
 # --- the tables ------------------------------------------------------------------------------------
 
-def _scored(frame: pd.DataFrame) -> pd.DataFrame:
+def scored(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows with their errors: |R̃_eff − R̃_eff(K*)|, |R̃_eff − r*|, exact (integer rank = r*), within the goal."""
     out = frame.copy()
     out["error_teacher"] = (out["energy_rank"] - out["teacher_energy_rank"]).abs()
@@ -24,7 +25,7 @@ def _scored(frame: pd.DataFrame) -> pd.DataFrame:
 
 def setting_rows(results, setting: str = "grid") -> pd.DataFrame:
     est = results["estimates"]
-    return _scored(est[est["setting"] == setting])
+    return scored(est[est["setting"] == setting])
 
 
 def label(name: str) -> str:
@@ -51,7 +52,7 @@ def _order(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.loc[names].rename(index=label).rename_axis("estimator")
 
 
-def _count(flags) -> str:
+def seeds_count(flags) -> str:
     flags = np.asarray(flags, dtype=bool)
     return f"{int(flags.sum())}/{len(flags)}"
 
@@ -74,11 +75,11 @@ def summary(results, setting: str = "grid") -> pd.DataFrame:
     out = {}
     for name, own in rows.groupby("estimator"):
         integer = own["numerical_rank"].notna().any() or (own["failure"] != "").any()
-        cv = own.groupby("r_star")["energy_rank"].agg(verdicts.coefficient_of_variation).max()
+        cv = own.groupby("r_star")["energy_rank"].agg(coefficient_of_variation).max()
         out[name] = {"kind": kind(name), "given V*": ESTIMATORS[name][1], "pre-training": pre_training(name),
-                     "exact r*": _count(own["exact"]) if integer else "—",
-                     f"within {GOAL_TOLERANCE}": _count(own["within"]), "seed CV (largest)": cv,
-                     "converged": _count(own["converged"]), "failed": int((own["failure"] != "").sum()),
+                     "exact r*": seeds_count(own["exact"]) if integer else "—",
+                     f"within {GOAL_TOLERANCE}": seeds_count(own["within"]), "seed CV (largest)": cv,
+                     "converged": seeds_count(own["converged"]), "failed": int((own["failure"] != "").sum()),
                      "seconds per task": own["seconds"].mean()}
     return _order(pd.DataFrame(out).T)
 
@@ -100,7 +101,7 @@ def best_v_unknown(rows: pd.DataFrame) -> str:
 
 def goal_rows(results) -> pd.DataFrame:
     """The goal estimator's rows on the grid and every held-out setting, scored."""
-    est = _scored(results["estimates"])
+    est = scored(results["estimates"])
     return est[(est["estimator"] == GOAL_ESTIMATOR) & ((est["setting"] == "grid") | est["setting"].isin(HOLDOUT))]
 
 
@@ -145,14 +146,14 @@ def compare(results) -> pd.DataFrame:
 def holdout(results, column: str = "exact") -> pd.DataFrame:
     """Held-out settings × estimators: exact-r* tasks (``column="exact"``, as k/N) or the worst
     |R̃_eff − R̃_eff(K*)| (``column="error_teacher"``)."""
-    est = _scored(results["estimates"])
+    est = scored(results["estimates"])
     settings = [h for h in HOLDOUT if h in set(est["setting"])]
     table = {}
     for setting in settings:
         own = est[est["setting"] == setting]
         by = own.groupby("estimator")
         if column == "exact":
-            table[HOLDOUT[setting][0]] = {n: (_count(g["exact"]) if g["numerical_rank"].notna().any()
+            table[HOLDOUT[setting][0]] = {n: (seeds_count(g["exact"]) if g["numerical_rank"].notna().any()
                                               or (g["failure"] != "").any() else "—") for n, g in by}
         else:
             table[HOLDOUT[setting][0]] = by["error_teacher"].max()

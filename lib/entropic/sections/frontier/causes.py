@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import PHASE, SEPARATION
 from .analysis import label
+from .spec import PHASE, SEPARATION
 
 CELL = ["n", "sigma", "d", "r_star"]
 

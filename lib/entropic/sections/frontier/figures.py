@@ -8,11 +8,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from ...report import figures
-from . import ESTIMATORS, GOAL_TOLERANCE
 from .analysis import label as _label
 from .analysis import setting_rows
 from .causes import causes
 from .phase import minimal_n, phase_fractions
+from .spec import ESTIMATORS, GOAL_TOLERANCE
 
 # --- the figures -----------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from ...engine.synthetic import softmax_estimators as new
 from ...engine.synthetic import softmax_students as students
 from ...engine.synthetic.tasks import make_attention_task
 from ...jobs.store import Job
-from . import TASK
+from .spec import TASK
 
 
 @cache

@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 
 from ...report.numbers import span
-from . import PHASE
-from .analysis import _scored, label
+from .analysis import label, scored
+from .spec import PHASE
 
 
 def phase_fractions(results, x: str, y: str, fixed: dict) -> dict[str, pd.DataFrame]:
     """Fraction of seeds with the integer rank = r*, per estimator of ``PHASE``, on the cells where the
     parameters of ``fixed`` hold: a (y, x) grid."""
-    rows = _scored(results["phase"])
+    rows = scored(results["phase"])
     for key, value in fixed.items():
         rows = rows[np.isclose(rows[key], value)]
     return {name: rows[rows["estimator"] == name].pivot_table(index=y, columns=x, values="exact", aggfunc="mean")

@@ -9,9 +9,19 @@ import pandas as pd
 
 from ...report import verdicts
 from ...report.numbers import number
-from . import GOAL_ESTIMATOR, GOAL_TOLERANCE, HOLDOUT, TRAINED_ESTIMATOR
-from .analysis import _count, _scored, best_v_unknown, exact_on_grid, goal_rows, kind, label, pre_training, setting_rows
+from .analysis import (
+    best_v_unknown,
+    exact_on_grid,
+    goal_rows,
+    kind,
+    label,
+    pre_training,
+    scored,
+    seeds_count,
+    setting_rows,
+)
 from .phase import phase_text
+from .spec import GOAL_ESTIMATOR, GOAL_TOLERANCE, HOLDOUT, TRAINED_ESTIMATOR
 
 
 def facts(results, table3=None) -> dict:
@@ -129,10 +139,10 @@ def _exact_text(rows: pd.DataFrame) -> str:
 
 
 def _holdout_text(results) -> str:
-    est = _scored(results["estimates"])
+    est = scored(results["estimates"])
     own = est[(est["estimator"] == GOAL_ESTIMATOR) & (est["setting"] != "grid")]
     name = label(GOAL_ESTIMATOR).removesuffix(" (new)")
-    missed = [f"{HOLDOUT[s][0]} ({_count(g['exact'])})" for s, g in own.groupby("setting", sort=False)
+    missed = [f"{HOLDOUT[s][0]} ({seeds_count(g['exact'])})" for s, g in own.groupby("setting", sort=False)
               if not g["exact"].all()]
     text = (f"Unchanged, the {name} estimator reads r\\* exactly in {int(own['exact'].sum())} of the {len(own)} "
             f"held-out tasks" + (f"; it misses in {', '.join(missed)}." if missed else ", in every held-out setting."))

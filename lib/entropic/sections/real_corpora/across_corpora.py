@@ -10,7 +10,7 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...report.numbers import number
-from .analysis import _correlation, cells
+from .analysis import cells, correlation
 from .grid import grid, main_budget
 from .readings import MAIN, MIN_CORPORA, Reading
 
@@ -34,7 +34,7 @@ def correlations(results) -> pd.DataFrame:
                     found = pooled(x, table[y])
                     unit = f"{len(table)} corpus × width cells, pooled"
                 else:
-                    found = _correlation(results, reading, lambda n, x=x, width=width: x.xs(width, level="d_model")
+                    found = correlation(results, reading, lambda n, x=x, width=width: x.xs(width, level="d_model")
                                          .loc[n], y)
                     unit = f"corpora at d_model = {width}"
                 if found is None:

@@ -14,11 +14,11 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...report import verdicts
-from . import CLAIMS
 from .grid import cells as _cells
 from .grid import cv, grid, point
 from .grid import per_seed as _per_seed
 from .readings import ENTROPIES, MAIN, MEASURES, MIN_CORPORA, PREDICTORS, Reading
+from .spec import CLAIMS
 
 
 def per_seed(results, reading: Reading = MAIN) -> pd.DataFrame:
@@ -43,7 +43,7 @@ def _width(results, reading: Reading) -> int:
     return reading.width or int(point(results, reading)[1]["d_model"].max())
 
 
-def _correlation(results, reading: Reading, x_of, y_column: str, statistic=stats.pearson, spread: bool = True,
+def correlation(results, reading: Reading, x_of, y_column: str, statistic=stats.pearson, spread: bool = True,
                  seeds: pd.DataFrame | None = None):
     """(r, permutation p, seed standard error, 95 % seed-bootstrap interval, corpora) of ``statistic``
     between a corpus-level ``x_of(corpora)`` and the seed mean of ``y_column`` at the reading's width; the
@@ -142,7 +142,7 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
 
     found_pred = {}
     for key, statistic in (("pearson", stats.pearson), ("spearman", stats.spearman)):
-        found = _correlation(results, reading, _predictor(results, reading), reading.kernel, statistic, spread, seeds)
+        found = correlation(results, reading, _predictor(results, reading), reading.kernel, statistic, spread, seeds)
         found_pred[key] = found
         what = f"{key.title()}(predicted, measured) across corpora, d_model = {width} [< 0{needs(found)}]"
         rows.append({"key": key, **(verdicts.undefined(what, CLAIMS[key], "sign", few, estimator=KINDS[key])
@@ -159,7 +159,7 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
         f"max CV_seed of the measured rank over the {len(table)} corpus × width cells", worst, CLAIMS["cv_seed"],
         "seed stability", verdicts.seed_stable(worst), upper_bound=True, se=se(seeds, worst_cv),
         estimator=KINDS["cv_seed"])})
-    found = _correlation(results, reading, lambda names: table.xs(width, level="d_model").loc[names, reading.split],
+    found = correlation(results, reading, lambda names: table.xs(width, level="d_model").loc[names, reading.split],
                          reading.kernel, spread=spread, seeds=seeds)
     what = f"Pearson(final validation loss, measured) across corpora, d_model = {width} [< 0{needs(found)}]"
     rows.append({"key": "loss_rank", **(verdicts.undefined(what, CLAIMS["loss_rank"], "sign", few,
@@ -180,7 +180,7 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
         f"{top['layer 0'].min():.3g}–{top['layer 0'].max():.3g}, layer {last} {top[f'layer {last}'].min():.3g}–"
         f"{top[f'layer {last}'].max():.3g})", float(inside), CLAIMS["layer_values"], "range", inside,
         estimator=KINDS["layer_values"])})
-    found = _correlation(results, reading, _h1(results, reading), "ffn_in_stable_rank", spread=spread, seeds=seeds)
+    found = correlation(results, reading, _h1(results, reading), "ffn_in_stable_rank", spread=spread, seeds=seeds)
     what = (f"Pearson({ENTROPIES[reading.entropy]}, FFN stable rank of W_1) across corpora, d_model = {width} "
             f"[p ≥ {verdicts.SIGNIFICANCE}{needs(found)} for a relationship]")
     rows.append({"key": "ffn", **(verdicts.undefined(what, CLAIMS["ffn"], "no relationship", few,

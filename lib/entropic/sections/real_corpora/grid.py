@@ -25,7 +25,7 @@ _POINT = ["budget", "corpus", "d_model", "step", "seed", "layer"]
 
 def availability(cfg) -> pd.DataFrame:
     """One row per corpus asked for: found (source, bytes, sha256, pin) or missing (where to put it)."""
-    from . import locate
+    from .spec import locate
 
     rows = []
     for name, found in locate(cfg).items():
@@ -60,7 +60,7 @@ def long_rows(results, name: str) -> pd.DataFrame:
 def budgets(results) -> pd.DataFrame:
     """Per budget: how many (corpus, width) cells are stored, of how many, whether the grid is complete,
     and how many of the stored cells carry their spectra."""
-    from . import locate
+    from .spec import locate
 
     cfg = results.cfg
     models = grid(results, "models")

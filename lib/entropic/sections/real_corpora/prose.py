@@ -8,10 +8,11 @@ import pandas as pd
 from ...engine import statistics as stats
 from ...report import verdicts
 from ...report.numbers import number, span
-from . import CLAIMS, analysis, grid, long_run, tables
+from . import analysis, grid, long_run, tables
 from .analysis import cells, per_seed
 from .grid import main_budget
 from .readings import ENTROPIES, MIN_CORPORA, PREDICTORS, Reading
+from .spec import CLAIMS
 
 
 def facts(results, spec: pd.DataFrame | None = None) -> dict:

@@ -8,10 +8,11 @@ import dataclasses
 import pandas as pd
 
 from ...report import verdicts
-from . import CLAIMS, long_run
+from . import long_run
 from .analysis import KINDS, claims
 from .grid import budgets, grid, main_budget
 from .readings import ALTERNATIVES, MAIN, Reading
+from .spec import CLAIMS
 
 
 def compare(results) -> pd.DataFrame:
