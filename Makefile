@@ -18,14 +18,18 @@ PROFILE_FLAG := $(if $(PROFILE),--profile $(PROFILE))
 .PHONY: book section pdf test lint bench clean
 
 $(STAMP): pyproject.toml requirements.lock
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[book,cluster,test]'
-	touch $(STAMP)
+	@echo "Installing the project with the pins of requirements.lock into $(VENV)/ (once; a few minutes on a fresh machine)"
+	@start=$$(date +%s); \
+	  test -x $(PY) || $(PYTHON) -m venv $(VENV) && \
+	  $(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[book,cluster,test]' && \
+	  echo "Installed in $$(( $$(date +%s) - start )) s"
+	@touch $(STAMP)
 
 $(CFF_STAMP): requirements-cffconvert.lock | $(STAMP)
-	test -x $(CFF)/bin/python || $(PYTHON) -m venv $(CFF)
-	$(CFF)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-cffconvert.lock
-	touch $(CFF_STAMP)
+	@echo "Installing cffconvert (which checks CITATION.cff) into $(CFF)/"
+	@test -x $(CFF)/bin/python || $(PYTHON) -m venv $(CFF)
+	@$(CFF)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-cffconvert.lock
+	@touch $(CFF_STAMP)
 
 book: $(STAMP)  ## render every page at PROFILE (default paper: committed results), then build the book
 	$(PY) -m entropic book $(PROFILE_FLAG)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 from dataclasses import dataclass, field, fields
 
 import pandas as pd
@@ -243,8 +244,13 @@ def load_profile(profile: str) -> dict[str, dict]:
     from .. import registry
 
     path = profile_path(profile)
+    if not paths.PROFILES.is_dir():
+        named = " (ENTROPIC_PROFILES)" if "ENTROPIC_PROFILES" in os.environ else ""
+        raise ValueError(f"the profiles folder {_shown_path(paths.PROFILES)}{named} does not exist, so profile "
+                         f"{profile!r} cannot be read")
     if not path.is_file():
-        raise ValueError(f"unknown profile {profile!r}; available: {available_profiles()}")
+        raise ValueError(f"unknown profile {profile!r}; available in {_shown_path(paths.PROFILES)}: "
+                         f"{', '.join(available_profiles()) or 'none'}")
     try:
         data = yaml.safe_load(path.read_text()) or {}
     except yaml.YAMLError as error:

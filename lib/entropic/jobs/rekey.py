@@ -38,6 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tqdm import tqdm
+
 from .. import paths, registry
 from . import cluster, runner, store, versions
 
@@ -84,12 +86,13 @@ def compare_tables(stored: dict[str, list[dict]], fresh: dict[str, list[dict]]) 
     return differences, sorted(set(fresh) - set(stored))
 
 
-def stale_groups(section: str, profile: str) -> list[Group]:
-    """The entries of ``section`` at ``profile`` whose key is not the current code's, grouped by (kind, old key)."""
+def stale_groups(section: str, profile: str, progress: bool = False) -> list[Group]:
+    """The entries of ``section`` at ``profile`` whose key is not the current code's, grouped by (kind, old key).
+    ``progress`` shows a bar over the stored entries read (App. B's and the frontier's take tens of seconds)."""
     module, _, jobs = runner.plan(section, profile)
     shelf = store.Store(runner.label_of(profile, {}), section)
     keys, groups = {}, {}
-    for job in jobs:
+    for job in tqdm(jobs, desc=f"{section}: reading stored entries", unit="entry", disable=not progress, leave=False):
         try:
             entry = shelf.load(job)
         except store.CorruptEntry:
@@ -233,7 +236,7 @@ def _verify(section: str, job, entry, shelf, group: Group, log) -> None:
 
 
 def rekey(section: str, profile: str = "paper", *, sample: int = 1, cheap: float = 0.0,
-          log: Callable[[str], None] = print) -> list[Group]:
+          log: Callable[[str], None] = print, progress: bool = False) -> list[Group]:
     """Verify and re-key the stale entries of ``section`` at ``profile`` (see the module docstring)."""
     if isinstance(sample, bool) or not isinstance(sample, int) or sample < 1:
         raise ValueError(f"sample must be a positive number of entries per group and regime, got {sample!r}")
@@ -241,7 +244,7 @@ def rekey(section: str, profile: str = "paper", *, sample: int = 1, cheap: float
         raise ValueError(f"cheap must be a non-negative number of seconds, got {cheap!r}")
     module = registry.module(section)
     shelf = store.Store(runner.label_of(profile, {}), section)
-    groups = stale_groups(section, profile)
+    groups = stale_groups(section, profile, progress)
     if groups:
         shelf.writable()
     for group in groups:

@@ -127,6 +127,7 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     """
     log = log or _silent
     overrides = dict(overrides or {})
+    _thread_cap()  # a bad ENTROPIC_MAX_THREADS is refused before any work, here as on the command line
     module, cfg, jobs = plan(section, profile, overrides)
     unmatched = [pattern for pattern in only or () if not any(fnmatch.fnmatchcase(job.name, pattern) for job in jobs)]
     if only and len(unmatched) == len(only):  # nothing would be computed: a mistyped pattern, said before any work
@@ -197,6 +198,10 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
 
 def _silent(*_) -> None:
     """The default ``log``: a page shows what a run says in its banner, not as printed lines."""
+
+
+def _thread_cap() -> None:
+    cluster.max_threads()
 
 
 def _reachable(address: str) -> None:

@@ -66,6 +66,8 @@ def _check_text(data: bytes, where: str) -> str:
         raise ValueError(f"corpus file {where} is not UTF-8 text (binary?): {err}") from None
     if "\x00" in text:
         raise ValueError(f"corpus file {where} holds NUL bytes: binary, not text")
+    if not text.strip():
+        raise ValueError(f"corpus file {where} holds only whitespace ({len(data)} bytes): no text to model")
     return text
 
 
@@ -211,6 +213,8 @@ def _find(name: str, user_dir, cache_dir, shared_dir, sources, download, base_ur
     for kind, path in candidates:
         if path.is_file():
             return kind, str(path), read_text_file(path), ""
+        if path.exists():  # a folder (or a device) where the file should be: said, never passed over for the next source
+            raise ValueError(f"corpus {name!r}: {path} exists but is not a file; remove it or put the text file there")
     if download and "download" in sources:
         path = download_corpus(name, cache_dir, base_url, opener)
         return "download", str(path), read_text_file(path), "downloaded"
