@@ -46,14 +46,14 @@ if [ "$SIZE" = paper ]; then
   else
     echo "MPS: not available"
   fi
-  stage smoke 90 -- $PY -m pytest -q -p no:cacheprovider tests/test_gpu.py
+  stage smoke 90 -- $PY -m pytest -q -p no:cacheprovider tests/engine/test_gpu.py
   stage table3 ${TABLE3_LIMIT:-200} attention_native -- \
     $PY benchmarks/bench_engine.py --grid --workers "$WORKERS" --steps 20
   cp benchmarks/RESULTS.md "$OUT/RESULTS.md"
   stage appendix_b ${APPB_LIMIT:-230} real_corpora -- \
     $PY -m entropic run real_corpora --profile paper --no-book --quiet --only '*-15.36M' --cluster "local:$WORKERS"
 else
-  stage smoke 120 -- $PY -m pytest -q -p no:cacheprovider tests/test_gpu.py
+  stage smoke 120 -- $PY -m pytest -q -p no:cacheprovider tests/engine/test_gpu.py
   stage table3 300 attention_native -- \
     $PY -m entropic run attention_native --profile tiny --no-book --quiet --cluster "local:$WORKERS"
   stage bench 120 -- $PY benchmarks/bench_engine.py --n 64 --r-stars 1 --steps 2 --no-write

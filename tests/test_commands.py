@@ -163,7 +163,7 @@ def test_the_paper_book_warns_instead_of_breaking_and_its_freshness_follows_the_
     next(iter(sorted((store_root / "ladder").glob("*.json")))).unlink()
     damaged = next(iter(sorted((store_root / "attention_native").glob("*.json"))))
     damaged.write_text(damaged.read_text()[:200])
-    estimators = root / "lib" / "entropic" / "engine" / "estimators.py"
+    estimators = root / "lib" / "entropic" / "engine" / "synthetic" / "estimators.py"
     original = estimators.read_text()
     edited = original.replace("2.0 *", "2.5 *", 1) if "2.0 *" in original else original.replace("2 *", "3 *", 1)
     assert edited != original

@@ -213,7 +213,7 @@ def _find(name: str, user_dir, cache_dir, shared_dir, sources, download, base_ur
     for kind, path in candidates:
         if path.is_file():
             return kind, str(path), read_text_file(path), ""
-        if path.exists():  # a folder (or a device) where the file should be: said, never passed over for the next source
+        if path.exists():  # a folder where the file should be: said, never passed over for the next source
             raise ValueError(f"corpus {name!r}: {path} exists but is not a file; remove it or put the text file there")
     if download and "download" in sources:
         path = download_corpus(name, cache_dir, base_url, opener)
