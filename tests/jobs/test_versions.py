@@ -86,7 +86,7 @@ def test_a_changed_estimator_touches_only_the_jobs_that_estimate(package):
 def test_figures_verdicts_and_claims_are_never_part_of_a_key(package):
     keys, edit = package
     before = keys()
-    edit("sections/surrogate.py", 'Claim("28.5", 28.5', 'Claim("28.5", 28.6')
+    edit("sections/surrogate/spec.py", 'Claim("28.5", 28.5', 'Claim("28.5", 28.6')
     edit("report/verdicts.py", "FLOOR_BAND = 0.05", "FLOOR_BAND = 0.06")
     edit("report/figures.py", "WIDTH = 6.0", "WIDTH = 6.1")
     assert keys() == before

@@ -82,7 +82,7 @@ def test_every_corpus_has_its_provenance_in_the_rows_and_no_machine_path(three):
     long = section.grid.long_rows(three, "models")
     assert len(long) == len(three.cfg.long_checkpoints()) and set(long["seed"]) == {three.cfg.long_seed}
     assert len(models) == len(grid) + len(long)  # the long run is stored beside the grid, never inside it
-    facts = section.facts(three)
+    facts = section.facts(three, section.specification(three))
     assert facts["n_found"] == 3 and facts["missing"] == "none" and facts["models"] == 6
     assert f"It took {long['train_seconds'].max():,.0f} s of training." in facts["long_text"]  # its own cost
     passes = section.grid.main_budget(three) / models.drop_duplicates("corpus").set_index("corpus")["chars"]
@@ -144,7 +144,7 @@ def test_a_missing_corpus_is_reported_with_where_to_put_it(tmp_path):
     assert list(found["status"]) == ["found", "missing"]
     assert str(tmp_path / "python.txt") in found.loc["python", "where to put it"]
     assert list(results["predictor"]["corpus"]) == ["english"]
-    facts = section.facts(results)
+    facts = section.facts(results, section.specification(results))
     assert facts["missing"] == "`python`"
     check_verdicts(section.compare(results))
 
@@ -298,6 +298,7 @@ def test_the_long_run_says_where_its_validation_loss_is_lowest(three):
     tokens = sorted(long["tokens"].unique())
     models = three["models"].copy()  # doctored: the loss is lowest at the second checkpoint, then rises
     models.loc[long.index, "val_loss"] = long["tokens"].map({t: 3.0 + abs(k - 1) for k, t in enumerate(tokens)})
-    text = section.facts(dataclasses.replace(three, tables={**three.tables, "models": models}))["long_text"]
+    spec = section.specification(three)
+    text = section.facts(dataclasses.replace(three, tables={**three.tables, "models": models}), spec)["long_text"]
     assert f"lowest at {tokens[1] / 1e6:g}M tokens (3 nats per character" in text and "over-fitted" in text
-    assert "over-fitted" not in section.facts(three)["long_text"]  # the stored tiny run's loss falls to its end
+    assert "over-fitted" not in section.facts(three, spec)["long_text"]  # the stored tiny run's loss falls to its end

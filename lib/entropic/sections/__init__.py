@@ -9,10 +9,12 @@ A section module owns everything specific to its part of the paper:
 * ``compare(results)`` (the table beside the paper, with verdicts), ``facts(results)`` (every number its
   prose quotes, as one dict) and its figures.
 
-A package section declares these in ``spec.py`` and hands them on from its ``__init__``. Sections never
-import each other; what they share lives in the engine, ``jobs`` or ``report``. Modules are imported lazily, so the command line answers ``--help`` at once. Section modules of one's own can live
-outside the package: the folders named in ``ENTROPIC_SECTIONS`` (separated by ``os.pathsep``) are searched
-after this one, in this process and in every process it starts (notebook kernels, cluster workers).
+A package section declares these in ``spec.py``, computes in ``fits.py``, writes its data-dependent
+sentences in ``prose.py`` and hands every name on from its ``__init__``. Sections never import each other;
+what they share lives in the engine, ``jobs`` or ``report``. Modules are imported lazily, so the command
+line answers ``--help`` at once. Section modules of one's own can live outside the package: the folders
+named in ``ENTROPIC_SECTIONS`` (separated by ``os.pathsep``) are searched after this one, in this process
+and in every process it starts (notebook kernels, cluster workers).
 """
 
 import os

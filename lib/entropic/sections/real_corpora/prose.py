@@ -8,15 +8,16 @@ import pandas as pd
 from ...engine import statistics as stats
 from ...report import verdicts
 from ...report.numbers import number, span
-from . import analysis, grid, long_run, tables
+from . import analysis, grid, long_run
 from .analysis import cells, per_seed
 from .grid import main_budget
 from .readings import ENTROPIES, MIN_CORPORA, PREDICTORS, Reading
 from .spec import CLAIMS
 
 
-def facts(results, spec: pd.DataFrame | None = None) -> dict:
-    """Every number and phrase the page's prose quotes (``spec``: the specification table, if computed).
+def facts(results, spec: pd.DataFrame) -> dict:
+    """Every number and phrase the page's prose quotes; ``spec`` is the specification table the page shows
+    (``tables.specification``), read here, never recomputed.
     Every key is always present: a dash or NaN where the stored results cannot supply it."""
     cfg = results.cfg
     found = grid.availability(cfg)
@@ -72,7 +73,6 @@ def facts(results, spec: pd.DataFrame | None = None) -> dict:
     steps = analysis.trajectory(results)
     if len(steps):
         out["trajectory_text"] = _trajectory_text(steps)
-    spec = tables.specification(results) if spec is None else spec
     robust = spec["flips on"].astype(str).str.endswith("every reading")
     out |= {"spec_claims": len(spec), "spec_robust": int(robust.sum()),
             "spec_flipping": ", ".join(f"`{claim}` (on {row['flips on']})" for claim, row in spec[~robust].iterrows())
