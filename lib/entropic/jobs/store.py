@@ -130,7 +130,7 @@ class Store:
         """What the store holds of ``jobs``: which are stored and current (their entry's key is ``key_of(kind)``,
         the key of the code that job kind runs now), stored but stale, or missing (no entry, or a corrupt one).
         Answers "is this stored and current?" without running anything."""
-        held = Holding()
+        held, keys = Holding(), {}
         for job in jobs:
             try:
                 entry = self.load(job)
@@ -138,7 +138,8 @@ class Store:
                 entry = None
             if entry is None:
                 held.missing.append(job.id)
-            elif entry.key == key_of(job.params.get("kind")):
+            elif entry.key == (keys[kind] if (kind := job.params.get("kind")) in keys
+                               else keys.setdefault(kind, key_of(kind))):
                 held.current.append(job.id)
             else:
                 held.stale.append(job.id)

@@ -25,6 +25,7 @@ import sys
 import textwrap
 import threading
 import types
+import weakref
 from pathlib import PurePath
 
 
@@ -165,8 +166,21 @@ def reachable(module: types.ModuleType, kind: str | None = None) -> dict[str, st
 _PARSING = threading.Lock()
 
 
+# The keys of each imported module, computed once per process: a module's code does not change while it is
+# imported (an edited copy is a new module object), and a build asks for every section's keys once per page.
+_KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def version_key(module: types.ModuleType, kind: str | None = None) -> str:
-    """The version key of a section's jobs of ``kind``: the hash of :func:`reachable`."""
+    """The version key of a section's jobs of ``kind``: the hash of :func:`reachable` (computed once per
+    imported module and kind)."""
+    known = _KEYS.setdefault(module, {})
+    if kind not in known:
+        known[kind] = _version_key(module, kind)
+    return known[kind]
+
+
+def _version_key(module: types.ModuleType, kind: str | None) -> str:
     with _PARSING:
         pieces = reachable(module, kind)
     # Hashed under their names without the module, so moving a function between modules changes nothing.
