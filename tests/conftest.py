@@ -100,7 +100,7 @@ def tiny_book(tmp_path_factory) -> Path:
 
     rendered = built_once(tmp_path_factory, "tiny-book", render)
     if not (root / "_toc.yml").exists():  # rendered by the other process: this session's copy
-        shutil.copytree(rendered / "book", root)
+        shutil.copytree(rendered / "book", root, dirs_exist_ok=True)  # a test may have written build/ already
         shutil.copytree(rendered / "results", paths.RESULTS / "tiny", dirs_exist_ok=True)
     return root
 

@@ -78,7 +78,7 @@ def _glued(notebook: dict) -> dict:
     return values
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # session: built once per process, however its tests interleave with others
 def glued():
     runner.run("ladder", "tiny", progress=False, log=lambda *_: None)  # the §5-size table reads its population jobs
     path = book.execute("teaching", "tiny", {}, log=lambda *_: None)

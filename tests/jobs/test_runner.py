@@ -144,3 +144,26 @@ def test_a_job_stored_meanwhile_with_other_numbers_is_kept_and_the_run_says_so(t
     assert "Recomputed, other numbers" in page.banner_markdown(done)
     forced = runner.run("toy", "quick", progress=False, force=True, log=said.append)
     assert list(forced["squares"]["square"]) == [0, 1, 4] and "as --force asks" in said[-1]
+
+
+def test_a_custom_run_copies_the_jobs_its_overrides_leave_unchanged_and_computes_only_the_rest(toy):
+    runner.run("toy", "quick", progress=False)  # seeds 0, 1, 2
+    toy.CALLS.clear()
+    said = []
+    custom = runner.run("toy", "quick", {"seeds": [1, 5]}, progress=False, log=said.append)
+    assert toy.CALLS == [5] and custom.computed == 1  # seed 1 is the profile's job: the same id, the same code
+    assert sorted(custom["squares"]["seed"]) == [1, 5]
+    assert any("1 job(s) the overrides leave unchanged" in line for line in said)
+    copied = runner.plan("toy", "quick", {"seeds": [1, 5]})[2][0]
+    assert (paths.RESULTS / "custom" / "toy" / f"{copied.id}.json").exists()
+
+
+def test_a_custom_run_recomputes_a_profile_entry_of_other_code(toy):
+    runner.run("toy", "quick", progress=False)
+    shelf = store.Store("quick", "toy")
+    job = runner.plan("toy", "quick")[2][1]  # seed 1
+    entry = shelf.load(job)
+    shelf.save(job, "0123456789ab", entry.tables, entry.provenance)  # stored by other code
+    toy.CALLS.clear()
+    runner.run("toy", "quick", {"seeds": [1]}, progress=False)
+    assert toy.CALLS == [1]

@@ -12,7 +12,7 @@ from entropic.report import verdicts
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # session: built once per process, however its tests interleave with others
 def claims():
     for name in book.toc_sections():  # the tiny results every section's page would read
         runner.run(name, "tiny", progress=False)

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.integration
 NUMBER = re.compile(r"(?:Table|Figure) R\d+\.\d+")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # session: built once per process, however its tests interleave with others
 def printed(tiny_book, tiny_html):
     """The tiny book's PDF (built after the HTML, which shares its doctrees) and its text, page by page."""
     from pypdf import PdfReader

@@ -3,7 +3,8 @@
 ``run(section, profile, overrides)`` is the one entry point used by the command line and by every
 notebook. Results land under ``results/<label>/<section>/``: ``label`` is the profile's name, or
 ``custom`` when overrides are given (custom runs keep their own place and never overwrite a
-profile's). A job is computed when it is missing, when its entry is corrupt (reported, then
+profile's; a job the overrides leave unchanged, stored by the profile under the current code, is copied
+from there instead of computed again). A job is computed when it is missing, when its entry is corrupt (reported, then
 recomputed), when its version key differs from the code's (unless stale entries are kept, the
 default for the committed ``paper`` profile: then they are listed and shown with a note), or with
 ``force``. Each job is stored as soon as it finishes, so an interrupted run resumes where it stopped.
@@ -139,7 +140,8 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     keep_stale = label in COMMITTED if keep_stale is None else keep_stale
     compute = label not in COMMITTED if compute is None else compute
     shelf, keys = store.Store(label, section), {}
-    found, stale, missing, todo, corrupt = {}, [], [], [], []
+    base = store.Store(profile, section) if label != profile else None  # a custom run's profile: its entries are read
+    found, stale, missing, todo, corrupt, reused = {}, [], [], [], [], 0
     for job in jobs:
         try:
             entry = shelf.load(job)
@@ -151,6 +153,11 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
             entry = None
         kind = job.params.get("kind")
         key = keys[kind] if kind in keys else keys.setdefault(kind, versions.version_key(module, kind))
+        if entry is None and base is not None and not force and (held := _current(base, job, key)) is not None:
+            # The same job (its id hashes its parameters) under the same code, stored by the profile the overrides
+            # start from: its numbers are what this run would compute, so it is copied, never recomputed.
+            shelf.save(job, key, held.tables, held.provenance)
+            entry, reused = held, reused + 1
         fresh = entry is not None and entry.key == key
         if entry is not None and not force and (fresh or keep_stale):
             if not fresh:
@@ -184,6 +191,9 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
                           f"`{resume_command(section, profile, overrides)}` resumes") from None
     finally:
         bar.close()
+    if reused:
+        log(f"[entropic] {section}: {reused} job(s) the overrides leave unchanged copied from "
+            f"{_shown_path(base.folder)}")
     if stale:
         log(f"[entropic] {section}: {len(stale)} stale job(s) kept and flagged (computed by other code): "
             + ", ".join(stale[:5]) + (" …" if len(stale) > 5 else ""))
@@ -198,6 +208,15 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
 
 def _silent(*_) -> None:
     """The default ``log``: a page shows what a run says in its banner, not as printed lines."""
+
+
+def _current(shelf: store.Store, job: store.Job, key: str) -> store.Entry | None:
+    """The entry ``shelf`` holds of ``job`` when it was computed by the current code (``key``), else None."""
+    try:
+        entry = shelf.load(job)
+    except store.CorruptEntry:
+        return None
+    return entry if entry is not None and entry.key == key else None
 
 
 def _thread_cap() -> None:
