@@ -97,7 +97,7 @@ def test_a_logistic_fit_that_runs_off_is_a_value_error_naming_it(monkeypatch):
     """Rows M̂ with negative entries can make the convex cross-entropy unbounded below (at T = D = 32 one
     V-unknown task of the held-out grid does): the fit says so instead of crashing in LAPACK."""
     task = make_attention_task("softmax_qk", T=4, d=6, r_star=1, n=40, sigma=0.1, seed=0)
-    monkeypatch.setattr(estimators, "_lbfgs", lambda objective, K0, tol, max_iter: (K0 + math.inf, 1, False))
+    monkeypatch.setattr(estimators, "lbfgs", lambda objective, K0, tol, max_iter: (K0 + math.inf, 1, False))
     for V in (task.V, None):
         with pytest.raises(ValueError, match="diverged"):
             estimators.kernel_logistic(task.X, task.Y, V)

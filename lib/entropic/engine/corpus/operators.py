@@ -24,7 +24,7 @@ __all__ = ["LagOperator", "lag_operator", "lag_operator_rank", "repeat_operator"
            "ridge_operator"]
 
 
-def _stream(tokens) -> np.ndarray:
+def token_stream(tokens) -> np.ndarray:
     t = np.asarray(tokens)
     if t.ndim != 1 or not np.issubdtype(t.dtype, np.integer) or t.size == 0 or t.min() < 0:
         raise ValueError(f"tokens must be a non-empty 1-D array of non-negative ids, got {t.dtype} {t.shape}")
@@ -92,7 +92,7 @@ def lag_operator(tokens, lags: int = 8, min_count: int = 20, symbols: int | None
     min_count : rarer ids are pooled.
     symbols : the budget K (≥ 1) of kept ids, or None for all.
     """
-    t = _stream(tokens)
+    t = token_stream(tokens)
     if lags < 1 or len(t) <= lags:
         raise ValueError(f"lags must lie in [1, {len(t) - 1}] for a stream of {len(t)} tokens, got {lags}")
     if min_count < 1:
@@ -128,7 +128,7 @@ def lag_operator_rank(tokens, lags: int = 8, min_count: int = 20, symbols: int |
 
 
 def _windows(tokens, context: int, max_windows: int | None) -> np.ndarray:
-    x, y = eval_windows(_stream(tokens), context, max_windows)
+    x, y = eval_windows(token_stream(tokens), context, max_windows)
     return torch.cat([x, y[:, -1:]], 1).numpy()  # (N, context + 1): the window and its next token
 
 

@@ -20,12 +20,12 @@ import numpy as np
 from ..spectral import effective_rank
 from .operators import (
     LagOperator,
-    _stream,
     lag_operator,
     lag_operator_rank,
     repeat_operator,
     repeat_operator_rank,
     ridge_operator,
+    token_stream,
 )
 
 __all__ = ["RULES", "LagMI", "LagOperator", "conditional_entropy", "lag_mi", "lag_mi_operator", "lag_mi_operator_rank",
@@ -68,7 +68,7 @@ class LagMI:
 
 def _pooled(tokens, min_count: int) -> tuple[np.ndarray, int]:
     """Symbols seen fewer than ``min_count`` times pooled into one; returns (symbol ids, alphabet size)."""
-    t = _stream(tokens)
+    t = token_stream(tokens)
     counts = np.bincount(t)
     keep = np.flatnonzero(counts >= min_count)
     mapping = np.full(len(counts), len(keep), dtype=np.int64)
@@ -165,7 +165,7 @@ def lag_mi_operator_rank(mi: LagMI, size: int) -> float:
 
 def unigram_entropy(tokens) -> float:
     """H₁ = −Σ p(a) log p(a) (nats/char) of the unigram frequencies of a token stream."""
-    p = np.bincount(_stream(tokens)) / len(tokens)
+    p = np.bincount(token_stream(tokens)) / len(tokens)
     p = p[p > 0]
     return float(-(p * np.log(p)).sum())
 
@@ -173,7 +173,7 @@ def unigram_entropy(tokens) -> float:
 def conditional_entropy(tokens) -> float:
     """H(x_t | x_{t−1}) = H(x_{t−1}, x_t) − H(x_{t−1}) (nats/char, plug-in) of a token stream: a data-only
     reading of "H₁" that counts what the previous character already tells (≤ :func:`unigram_entropy`)."""
-    t = _stream(tokens)
+    t = token_stream(tokens)
     if len(t) < 2:
         raise ValueError(f"need at least two tokens, got {len(t)}")
     V = int(t.max()) + 1

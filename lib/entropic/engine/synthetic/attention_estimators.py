@@ -30,12 +30,12 @@ from .kernel_regression import (
     AlternatingEstimate,
     KernelEstimate,
     MixingRecovery,
-    _linear_kernel_step,
-    _positive,
-    _ranks,
-    _score_regression,
-    _value_step,
+    check_positive,
+    kernel_ranks,
+    linear_kernel_step,
+    score_regression,
     singular_value_soft_threshold,
+    value_step,
 )
 from .tasks import TEACHERS, attention_scores
 
@@ -128,10 +128,10 @@ def attention_kernel_v_known(X, Y, V, teacher: str, *, floor: float | None = Non
     """
     X, Y, V = _check(X, Y, V, teacher)
     if floor is not None:
-        _positive("floor", floor)
+        check_positive("floor", floor)
     recovered = recover_mixing(X, Y, V)
-    K, sigma_hat, edge, clamped = _score_regression(X, teacher == "softmax_qk")(recovered.mixing, floor)
-    rank, energy = _ranks(K, edge)
+    K, sigma_hat, edge, clamped = score_regression(X, teacher == "softmax_qk")(recovered.mixing, floor)
+    rank, energy = kernel_ranks(K, edge)
     return KernelEstimate(K, edge, rank, energy, sigma_hat, recovered.identifiable, clamped)
 
 
@@ -174,26 +174,26 @@ def attention_kernel_v_unknown(X, Y, teacher: str, *, shrinkage: float | str | N
     AlternatingEstimate
     """
     X, Y = _check(X, Y, teacher=teacher)
-    _positive("tol", tol)
-    _positive("shrink_multiple", shrink_multiple, allow_zero=True)
+    check_positive("tol", tol)
+    check_positive("shrink_multiple", shrink_multiple, allow_zero=True)
     if floor is not None:
-        _positive("floor", floor)
+        check_positive("floor", floor)
     if not (isinstance(max_iter, int) and max_iter >= 1):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
     if not (shrinkage is None or shrinkage == "auto"):
-        _positive("shrinkage", shrinkage, allow_zero=True)
+        check_positive("shrinkage", shrinkage, allow_zero=True)
     softmax = teacher == "softmax_qk"
     D = X.shape[-1]
     K = torch.zeros(D, D, dtype=torch.float64) if softmax else torch.eye(D, dtype=torch.float64)
-    V = _value_step(X, K, Y, softmax)
+    V = value_step(X, K, Y, softmax)
     tau, edge, converged, iterations = 0.0, 0.0, False, 0
-    regress = _score_regression(X, True) if softmax else None
+    regress = score_regression(X, True) if softmax else None
     for step in tqdm(range(1, max_iter + 1), disable=not progress, desc=f"alternating {teacher}"):
         iterations = step
         if softmax:
             K_new, _, edge, _ = regress(recover_mixing(X, Y, V).mixing, floor)
         else:
-            K_new, edge = _linear_kernel_step(X, Y, V)
+            K_new, edge = linear_kernel_step(X, Y, V)
         if shrinkage is not None:
             tau = shrink_multiple * edge if shrinkage == "auto" else float(shrinkage)
             K_new = singular_value_soft_threshold(K_new, tau)
@@ -203,7 +203,7 @@ def attention_kernel_v_unknown(X, Y, teacher: str, *, shrinkage: float | str | N
             break
         change = float((K_new / norm_new - K / norm_old).norm()) if norm_old > 0 else math.inf
         K = K_new
-        V = _value_step(X, K, Y, softmax)
+        V = value_step(X, K, Y, softmax)
         if not softmax:
             a = math.sqrt(float(V.norm()) / norm_new)
             K, V = a * K, V / a
@@ -211,7 +211,7 @@ def attention_kernel_v_unknown(X, Y, teacher: str, *, shrinkage: float | str | N
             converged = True
             break
     loss = float((Y - attention_scores(X, K, softmax) @ X @ V).pow(2).mean())
-    rank, energy = _ranks(K, edge)
+    rank, energy = kernel_ranks(K, edge)
     return AlternatingEstimate(K, V, edge, rank, energy, tau, iterations, converged, loss)
 
 

@@ -2,10 +2,10 @@
 records those estimators return.
 
 * the score regression min_K Σ_n ‖(S_n − X_n K X_nᵀ/√D) C‖² for given mixing matrices, its normal
-  equations solved as one (D², D²) Cholesky system, with the noise edge of K̂ (``_score_regression``);
-* the ranks read at that edge (``_ranks``);
-* the steps of the V-unknown alternation: the linear teacher's exact K-step (``_linear_kernel_step``),
-  the least-squares V-step (``_value_step``) and the proximal step of the nuclear norm
+  equations solved as one (D², D²) Cholesky system, with the noise edge of K̂ (``score_regression``);
+* the ranks read at that edge (``kernel_ranks``);
+* the steps of the V-unknown alternation: the linear teacher's exact K-step (``linear_kernel_step``),
+  the least-squares V-step (``value_step``) and the proximal step of the nuclear norm
   (``singular_value_soft_threshold``).
 
 Used by the predictability section (§6, Table 4) and the softmax frontier (``sections/frontier``)
@@ -96,7 +96,7 @@ class AlternatingEstimate:
     loss: float
 
 
-def _positive(name: str, value, allow_zero: bool = False) -> None:
+def check_positive(name: str, value, allow_zero: bool = False) -> None:
     number = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     if not (number and (value >= 0 if allow_zero else value > 0)):
         raise ValueError(f"{name} must be a finite {'non-negative' if allow_zero else 'positive'} number, "
@@ -124,7 +124,7 @@ def _check_dof(dof: int, D: int) -> None:
         raise ValueError(f"too few samples to estimate a ({D}, {D}) kernel: {dof} residual degrees of freedom")
 
 
-def _score_regression(X: torch.Tensor, softmax: bool):
+def score_regression(X: torch.Tensor, softmax: bool):
     """min_K Σ_n ‖(S_n − X_n K X_nᵀ/√D) C‖² for fixed X, as a function of the mixing matrices.
 
     The normal matrix A = Σ_n H_n ⊗ G_n (G = XᵀX, H = XᵀCX) depends on X only, so it is factored once and
@@ -155,7 +155,7 @@ def _score_regression(X: torch.Tensor, softmax: bool):
     return fit
 
 
-def _ranks(K: torch.Tensor, edge: float) -> tuple[int, float]:
+def kernel_ranks(K: torch.Tensor, edge: float) -> tuple[int, float]:
     rank = int(spectral.numerical_rank(K, rtol=None, atol=2 * edge))  # rtol: D · ε₃₂, the data's precision
     return rank, float(spectral.energy_effective_rank(K))
 
@@ -176,7 +176,7 @@ def singular_value_soft_threshold(M, tau: float) -> torch.Tensor:
     -------
     (D, D) float64 tensor.
     """
-    _positive("tau", tau, allow_zero=True)
+    check_positive("tau", tau, allow_zero=True)
     M = torch.as_tensor(M).detach().to(device="cpu", dtype=torch.float64)
     if M.ndim != 2 or M.numel() == 0:
         raise ValueError(f"M must be a non-empty (D, D) matrix, got shape {tuple(M.shape)}")
@@ -184,13 +184,13 @@ def singular_value_soft_threshold(M, tau: float) -> torch.Tensor:
     return (U * (s - tau).clamp_min(0.0)) @ Wh
 
 
-def _value_step(X, K, Y, softmax: bool) -> torch.Tensor:
+def value_step(X, K, Y, softmax: bool) -> torch.Tensor:
     P = attention_scores(X, K, softmax) @ X  # M(X) X : (N, T, D)
     return torch.linalg.lstsq(torch.einsum("ntd,nte->de", P, P), torch.einsum("ntd,nte->de", P, Y),
                               driver="gelsd").solution
 
 
-def _linear_kernel_step(X, Y, V):
+def linear_kernel_step(X, Y, V):
     """min_K Σ ‖Y_n − X_n K B_n‖², B_n = X_nᵀ X_n V/√D: normal equations Σ G_n K B_n B_nᵀ = Σ X_nᵀ Y_n B_nᵀ."""
     N, T, D = X.shape
     dof = N * T * D - 2 * D * D

@@ -61,7 +61,7 @@ class SoftmaxEstimate:
     loss: float
 
 
-def _check(X, Y, V=None):
+def checked_inputs(X, Y, V=None):
     """(X, Y, V) as float64 tensors, or ValueError naming the offending shape or value."""
     X, Y = (torch.as_tensor(A).detach().to(device="cpu", dtype=torch.float64) for A in (X, Y))
     for name, A in (("X", X), ("Y", Y)):
@@ -108,7 +108,7 @@ def _value_from(P: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
     return torch.linalg.lstsq(P2.T @ P2, P2.T @ Y2, driver="gelsd").solution
 
 
-def _lbfgs(objective, K0: torch.Tensor, tol: float, max_iter: int) -> tuple[torch.Tensor, int, bool]:
+def lbfgs(objective, K0: torch.Tensor, tol: float, max_iter: int) -> tuple[torch.Tensor, int, bool]:
     """Minimize ``objective(K)`` by L-BFGS (strong Wolfe line search, 20 pairs of history) from K0.
 
     Stopping rule: the largest |gradient entry| ≤ tol, or an iteration that changes the objective or every
@@ -158,7 +158,7 @@ def _cross_entropy(X, M):
 
 
 def _fit_least_squares(X, Y, V, K0, tol, max_iter):
-    K, iterations, converged = _lbfgs(_squared_error(X, Y, V), K0, tol, max_iter)
+    K, iterations, converged = lbfgs(_squared_error(X, Y, V), K0, tol, max_iter)
     return K, (value_step(X, mixing(X, K), Y) if V is None else V), iterations, converged
 
 
@@ -181,13 +181,13 @@ def _fit_logistic(X, Y, V, K0, tol, max_iter, rounds):
     V for K0, stopping when ‖K_k − K_{k−1}‖_F ≤ ROUND_TOL · ‖K_k‖_F or after ``rounds`` rounds; each round's
     K-step is warm-started and solved to a gradient ≤ max(tol, ROUND_TOL · 10⁻⁴)."""
     if V is not None:
-        K, iterations, converged = _lbfgs(_cross_entropy(X, recover_mixing(X, Y, V).mixing), K0, tol, max_iter)
+        K, iterations, converged = lbfgs(_cross_entropy(X, recover_mixing(X, Y, V).mixing), K0, tol, max_iter)
         _finite_mixing(K, X)
         return K, V, iterations, converged
     K, W = K0, value_step(X, mixing(X, K0), Y)
     for step in range(1, rounds + 1):
         # each round's K-step to a gradient ≤ ROUND_TOL · 10⁻⁴ only: its target moves with V̂ anyway
-        K_new, _, _ = _lbfgs(_cross_entropy(X, recover_mixing(X, Y, W).mixing), K, max(tol, ROUND_TOL * 1e-4),
+        K_new, _, _ = lbfgs(_cross_entropy(X, recover_mixing(X, Y, W).mixing), K, max(tol, ROUND_TOL * 1e-4),
                              max_iter)
         A = _finite_mixing(K_new, X, step)  # the mixing the V-step needs, computed once
         moved = float((K_new - K).norm())
@@ -214,7 +214,7 @@ def kernel_least_squares(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 50
     assumed), with V the given value map (V-known) or, V-unknown, the least-squares V for each K
     (variable projection: the minimum over V is exact, a (D, D) linear system). No regularization: the
     noise is handled by the rank reading. Start K₀ = 0 (uniform attention); L-BFGS with the stopping rule
-    of ``_lbfgs`` (``tol``, ``max_iter``). Rank reading: ``read_ranks`` at τ = 2ê, ê from
+    of ``lbfgs`` (``tol``, ``max_iter``). Rank reading: ``read_ranks`` at τ = 2ê, ê from
     ``split_half_edge`` (each half fitted by the same rule from K₀ = 0), the one knob, chosen from the data.
 
     Parameters
@@ -228,7 +228,7 @@ def kernel_least_squares(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 50
     -------
     SoftmaxEstimate
     """
-    X, Y, V = _check(X, Y, V)
+    X, Y, V = checked_inputs(X, Y, V)
     _limits(tol, max_iter)
     return _estimate(X, Y, V, lambda Xh, Yh, K0: _fit_least_squares(Xh, Yh, V, K0, tol, max_iter), seed)
 
@@ -240,7 +240,7 @@ def kernel_logistic(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 500, ro
     Objective (K-step): min_K (1/NT) Σ_{n,i} [logsumexp(S_n,i) − M̂_n,iᵀ S_n,i], S_n = X_n K X_nᵀ/√D,
     M̂_n = Y_n (X_n V)⁺ (``attention_estimators.recover_mixing``): the cross-entropy of the rows with soft
     targets, written so that it is convex in K whatever the signs of M̂ (rows of M sum to 1). No
-    regularization; L-BFGS from K₀ = 0 with the stopping rule of ``_lbfgs``. V-unknown: alternate the
+    regularization; L-BFGS from K₀ = 0 with the stopping rule of ``lbfgs``. V-unknown: alternate the
     K-step (warm-started) with the least-squares V-step, starting from V₀ = the least-squares V for K₀ = 0,
     until ‖K_k − K_{k−1}‖_F ≤ ``ROUND_TOL`` · ‖K_k‖_F or ``rounds`` rounds. Rank reading as in
     ``kernel_least_squares`` (τ = 2ê, ê from the halves, each fitted by the same rule from K₀ = 0).
@@ -256,7 +256,7 @@ def kernel_logistic(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 500, ro
     -------
     SoftmaxEstimate
     """
-    X, Y, V = _check(X, Y, V)
+    X, Y, V = checked_inputs(X, Y, V)
     _limits(tol, max_iter)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a positive integer, got {rounds!r}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .softmax_estimators import _check, _lbfgs, mixing
+from .softmax_estimators import checked_inputs, lbfgs, mixing
 
 GAVISH_DONOHO_OMEGA = 2.858  # ω(1): the optimal hard threshold over the median singular value, square matrix
 
@@ -54,7 +54,7 @@ def train_unconstrained(X, Y, *, tol: float = 1e-10, max_iter: int = 2000) -> St
     ----------
     X, Y : (N, T, D) array_like; tol, max_iter : the L-BFGS stopping rule of ``softmax_estimators._lbfgs``.
     """
-    X, Y, _ = _check(X, Y)
+    X, Y, _ = checked_inputs(X, Y)
     D = X.shape[-1]
     scale = float(Y.pow(2).sum())
 
@@ -63,7 +63,7 @@ def train_unconstrained(X, Y, *, tol: float = 1e-10, max_iter: int = 2000) -> St
         return (Y - mixing(X, K) @ X @ V).pow(2).sum() / scale
 
     start = time.perf_counter()
-    KV, iterations, converged = _lbfgs(objective, torch.zeros(2 * D, D, dtype=torch.float64), tol, max_iter)
+    KV, iterations, converged = lbfgs(objective, torch.zeros(2 * D, D, dtype=torch.float64), tol, max_iter)
     seconds = time.perf_counter() - start
     with torch.no_grad():
         loss = float((Y - mixing(X, KV[:D]) @ X @ KV[D:]).pow(2).mean())
