@@ -124,12 +124,12 @@ def _entropy_facts(results, budget: int) -> dict:
         if row["verdict"] == verdicts.UNDEFINED:
             return {}
         parts.append(f"with {label}, r = {row['ours']:.2f} (p = {row['p']:.3f}): {row['verdict']}")
-    return {"entropy_text": "The paper does not define $H_1$. Pearson($H_1$, FFN stable rank) at the largest width "
-                            "and the main budget, " + "; ".join(parts) + ". The main table's verdict uses the "
-                            "first reading; " + ("both readings give the same verdict." if len(set(
-                                p.rsplit(": ", 1)[1] for p in parts)) == 1 else
-                                "**the verdict changes with the reading of $H_1$**, so the FFN result is not a "
-                                "contradiction of the paper that the data can settle.")}
+    same = len({part.rsplit(": ", 1)[1] for part in parts}) == 1
+    return {"entropy_text": "Pearson($H_1$, FFN stable rank) at the largest width and the main budget, "
+                            + "; ".join(parts) + ". The main table's verdict uses the first reading; "
+                            + ("both readings give the same verdict." if same else
+                               "**the verdict changes with the reading of $H_1$**, so the FFN result is not a "
+                               "contradiction of the paper that the data can settle.")}
 
 
 def _spectra_facts(results) -> dict:
