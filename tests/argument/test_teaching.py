@@ -79,10 +79,8 @@ def _glued(notebook: dict) -> dict:
 
 
 @pytest.fixture(scope="session")  # session: built once per process, however its tests interleave with others
-def glued(tiny_book):
-    """The teaching page's glued values at the tiny profile: the tiny book rendered it (with the ladder's population
-    jobs its §5-size table reads), so this finds it current unless the page changed since."""
-    runner.run("ladder", "tiny", progress=False, log=lambda *_: None)
+def glued():
+    runner.run("ladder", "tiny", progress=False, log=lambda *_: None)  # the §5-size table reads its population jobs
     path = book.execute("teaching", "tiny", {}, log=lambda *_: None)
     notebook = json.loads(path.read_text())
     assert not [o for c in notebook["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
