@@ -114,10 +114,12 @@ def sandbox(tmp_path_factory, tiny_book):
 MAKE_INPUTS = ("pyproject.toml", "requirements.lock", "requirements-cffconvert.lock")  # what the stamp depends on
 
 
-# Under ``make test``'s two processes the documented commands run in one and the three tests that damage and
-# mend a copy in the other, each process with its sandbox: they take about as long.
-@pytest.mark.xdist_group("documented commands")
-@pytest.mark.parametrize("document, command", documented_commands())
+# The documented commands run in two groups (alternate commands) and the three tests that damage and mend a copy
+# in a third, so that ``make test``'s two processes can share them out evenly; each process works in a sandbox
+# of its own (a copy of the template), and the documented commands never damage theirs.
+@pytest.mark.parametrize("document, command", [
+    pytest.param(document, command, marks=pytest.mark.xdist_group(f"documented commands {i % 2}"))
+    for i, (document, command) in enumerate(documented_commands())])
 def test_a_documented_command_works_as_printed(sandbox, document, command):
     root, env = sandbox
     done = subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=900)
