@@ -156,8 +156,12 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
         if entry is None and base is not None and not force and (held := _current(base, job, key)) is not None:
             # The same job (its id hashes its parameters) under the same code, stored by the profile the overrides
             # start from: its numbers are what this run would compute, so it is copied, never recomputed.
-            shelf.save(job, key, held.tables, held.provenance)
-            entry, reused = held, reused + 1
+            try:
+                shelf.save(job, key, held.tables, held.provenance)
+            except OSError:  # an unwritable custom store: computing this job says so (shelf.writable) before work
+                pass
+            else:
+                entry, reused = held, reused + 1
         fresh = entry is not None and entry.key == key
         if entry is not None and not force and (fresh or keep_stale):
             if not fresh:
