@@ -121,6 +121,15 @@ def tiny_tables(tiny_book):
     return read
 
 
+def cli(args, capsys) -> tuple[int, str, str]:
+    """The command line run in this process: (exit status, what it printed, what it said on stderr)."""
+    from entropic.__main__ import main
+
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out.strip(), out.err.strip()
+
+
 def check_verdicts(table: pd.DataFrame) -> None:
     """Every verdict of a comparison table follows from its own row: the criterion of its kind, the value
     rule (``verdicts.value_check`` from ours, the paper's number, the seed standard error) and, for a sign

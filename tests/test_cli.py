@@ -6,15 +6,9 @@ import time
 
 import pytest
 
+from conftest import cli
 from entropic import paths
 from entropic.jobs import cluster, runner, store
-
-
-def _cli(args, capsys) -> tuple[int, str]:
-    from entropic.__main__ import main
-
-    code = main(args)
-    return code, capsys.readouterr().err.strip()
 
 
 @pytest.mark.parametrize("profile_text, args, code, message", [
@@ -35,7 +29,7 @@ def _cli(args, capsys) -> tuple[int, str]:
 ])
 def test_every_fault_of_the_input_is_one_line_before_any_work(toy, capsys, profile_text, args, code, message):
     (paths.PROFILES / "quick.yaml").write_text(profile_text)
-    got, err = _cli(args, capsys)
+    got, _, err = cli(args, capsys)
     assert got == code and len(err.splitlines()) == 1 and err.startswith("error: "), err
     assert re.search(message, err), err
     assert toy.CALLS == []  # nothing ran
@@ -45,20 +39,20 @@ def test_an_unwritable_store_is_refused_before_any_job_runs(toy, capsys, monkeyp
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setattr(paths, "RESULTS", blocker / "results")  # a folder that cannot be made
-    got, err = _cli(["run", "toy", "--no-book"], capsys)
+    got, _, err = cli(["run", "toy", "--no-book"], capsys)
     assert got == 2 and "cannot write results to" in err and "ENTROPIC_RESULTS" in err and toy.CALLS == []
 
 
 def test_a_job_producing_nan_names_itself_and_its_parameters_and_stores_nothing(toy, capsys):
     toy.NAN_AT = 1
-    got, err = _cli(["run", "toy", "--no-book"], capsys)
+    got, _, err = cli(["run", "toy", "--no-book"], capsys)
     assert got == 1 and "job seed1 of toy produced non-finite numbers in squares.square" in err and "seed=1" in err
     assert not store.Store("quick", "toy").path(toy.jobs(runner.plan("toy", "quick")[1])[1]).exists()
 
 
 def test_an_interrupt_counts_what_is_stored_and_gives_the_command_that_resumes(toy, capsys):
     toy.FAIL_AT = 1
-    got, err = _cli(["run", "toy", "--force", "--no-book"], capsys)
+    got, _, err = cli(["run", "toy", "--force", "--no-book"], capsys)
     assert got == 130 and "1 of 3 jobs of toy are stored" in err and "--force" not in err.split("`")[1]
 
 
@@ -69,14 +63,14 @@ def test_an_interrupt_counts_what_is_stored_and_gives_the_command_that_resumes(t
     (["run", "attention_native", "r_stars=[1,40]", "--no-book"], "r_stars must lie in"),
 ])
 def test_absurd_numbers_are_refused_naming_the_file_section_and_parameter(capsys, args, message):
-    got, err = _cli(args, capsys)
+    got, _, err = cli(args, capsys)
     assert got == 2 and message in err and "quick.yaml, section" in err and len(err.splitlines()) == 1
 
 
 def test_an_unreachable_scheduler_is_refused_in_seconds_before_any_progress_bar(toy, capsys):
     (paths.PROFILES / "quick.yaml").write_text("toy:\n  seeds: [0, 1]\n")
     start = time.perf_counter()
-    got, err = _cli(["run", "toy", "--no-book", "--cluster", "tcp://127.0.0.1:1"], capsys)
+    got, _, err = cli(["run", "toy", "--no-book", "--cluster", "tcp://127.0.0.1:1"], capsys)
     assert got == 1 and err.count("\n") == 0 and "job/s" not in err and toy.CALLS == []
     assert time.perf_counter() - start < 5  # not Dask's 30-second connect timeout
     with pytest.raises(cluster.Unreachable, match=r"127\.0\.0\.1:1"):  # the same from a notebook's runner.run

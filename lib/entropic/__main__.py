@@ -127,7 +127,7 @@ def _command(args) -> int:
     if args.command == "prune":
         for name in registry.names():
             for path in runner.orphans(name, args.profile):
-                print(f"[entropic] removing {_shown(path)}")
+                print(f"[entropic] removing {paths.shown(path)}")
                 path.unlink()
         return 0
     wants_book = args.command == "book" or not args.no_book
@@ -149,7 +149,7 @@ def _command(args) -> int:
         result = runner.run(name, args.profile, overrides, force=args.force, keep_stale=keep,
                             compute=compute, progress=not args.quiet, only=getattr(args, "only", None),
                             cluster=args.cluster, log=print)
-        print(f"[entropic] {name}: {len(result.entries)} jobs in {_shown(store.Store(result.label, name).folder)} "
+        print(f"[entropic] {name}: {len(result.entries)} jobs in {paths.shown(store.Store(result.label, name).folder)} "
               f"({result.computed} computed now, {len(result.stale)} stale, {len(result.missing)} missing)")
     if not wants_book:
         return 0
@@ -161,12 +161,6 @@ def _command(args) -> int:
         build.build()
     return 0
 
-
-def _shown(path) -> str:
-    """A path as the closing lines print it: relative to the project's root when it lies inside it."""
-    from . import paths
-
-    return str(path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path)
 
 if __name__ == "__main__":
     sys.exit(main())

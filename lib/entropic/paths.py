@@ -45,6 +45,11 @@ def shell_command(arguments: str) -> str:
     return f"{'.venv/bin/python' if ours else 'python'} -m entropic {arguments}".rstrip()
 
 
+def shown(path: Path) -> str:
+    """A path as messages print it: relative to ``ROOT`` when it lies inside it (no machine-local prefix)."""
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
 def notebook_source(section: str) -> Path:
     """The jupytext (MyST Markdown) source of a section notebook."""
     return NOTEBOOKS / f"{section}.md"

@@ -234,10 +234,6 @@ def profile_path(profile: str):
     return paths.PROFILES / f"{profile}.yaml"
 
 
-def _shown_path(path) -> str:
-    return str(path.relative_to(paths.ROOT)) if path.is_relative_to(paths.ROOT) else str(path)
-
-
 def load_profile(profile: str) -> dict[str, dict]:
     """``section -> overrides`` of a profile file. An unknown profile names the available ones; malformed
     YAML, a section name that is no section, or a mapping of the wrong shape names the file (and line)."""
@@ -246,10 +242,10 @@ def load_profile(profile: str) -> dict[str, dict]:
     path = profile_path(profile)
     if not paths.PROFILES.is_dir():
         named = " (ENTROPIC_PROFILES)" if "ENTROPIC_PROFILES" in os.environ else ""
-        raise ValueError(f"the profiles folder {_shown_path(paths.PROFILES)}{named} does not exist, so profile "
+        raise ValueError(f"the profiles folder {paths.shown(paths.PROFILES)}{named} does not exist, so profile "
                          f"{profile!r} cannot be read")
     if not path.is_file():
-        raise ValueError(f"unknown profile {profile!r}; available in {_shown_path(paths.PROFILES)}: "
+        raise ValueError(f"unknown profile {profile!r}; available in {paths.shown(paths.PROFILES)}: "
                          f"{', '.join(available_profiles()) or 'none'}")
     try:
         data = yaml.safe_load(path.read_text()) or {}
@@ -257,12 +253,12 @@ def load_profile(profile: str) -> dict[str, dict]:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
         problem = getattr(error, "problem", None) or type(error).__name__
-        raise ValueError(f"{_shown_path(path)} is not valid YAML{where}: {problem}") from None
+        raise ValueError(f"{paths.shown(path)} is not valid YAML{where}: {problem}") from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) or v is None for v in data.values()):
-        raise ValueError(f"{_shown_path(path)} must map section names to mappings of parameter overrides")
+        raise ValueError(f"{paths.shown(path)} must map section names to mappings of parameter overrides")
     unknown = sorted(set(data) - set(registry.names()))
     if unknown:
-        raise ValueError(f"{_shown_path(path)} names no section {unknown}; sections: {registry.names()}")
+        raise ValueError(f"{paths.shown(path)} names no section {unknown}; sections: {registry.names()}")
     return {name: dict(values or {}) for name, values in data.items()}
 
 
@@ -304,13 +300,13 @@ def resolve(config_class: type[SectionConfig], section: str, profile: str, overr
     bad value names the profile file and the section."""
     loaded = load_profile(profile)
     if section not in loaded:
-        raise ValueError(f"{_shown_path(profile_path(profile))} has no entry for section {section!r}; add "
+        raise ValueError(f"{paths.shown(profile_path(profile))} has no entry for section {section!r}; add "
                          f"`{section}: {{}}` for the paper's values, or the overrides this profile needs")
     params = {**loaded[section], **(overrides or {})}
     try:
         return config_class.from_params(params)
     except (TypeError, ValueError) as error:  # a dataclass refusing an argument is reported like the checks
         source = f" (overrides: {', '.join(overrides)})" if overrides else ""
-        raise ValueError(f"{_shown_path(profile_path(profile))}, section {section}{source}: {error}") from None
+        raise ValueError(f"{paths.shown(profile_path(profile))}, section {section}{source}: {error}") from None
 
 

@@ -91,14 +91,14 @@ def stale_groups(section: str, profile: str, progress: bool = False) -> list[Gro
     ``progress`` shows a bar over the stored entries read (App. B's and the frontier's take tens of seconds)."""
     module, _, jobs = runner.plan(section, profile)
     shelf = store.Store(runner.label_of(profile, {}), section)
-    keys, groups = {}, {}
+    groups = {}
     for job in tqdm(jobs, desc=f"{section}: reading stored entries", unit="entry", disable=not progress, leave=False):
         try:
             entry = shelf.load(job)
         except store.CorruptEntry:
             continue  # a corrupt entry is recomputed by a run, never re-keyed
         kind = job.params.get("kind")
-        new = keys.setdefault(kind, versions.version_key(module, kind))
+        new = versions.version_key(module, kind)
         if entry is not None and entry.key != new:
             groups.setdefault((kind, entry.key), Group(kind, entry.key, new)).jobs.append((job, entry))
     return list(groups.values())

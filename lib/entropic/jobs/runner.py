@@ -90,10 +90,6 @@ class Results:
         return paths.shell_command(f"rekey {self.section} --profile {self.profile}")
 
 
-def _shown_path(path):
-    return path.relative_to(paths.ROOT) if path.is_relative_to(paths.ROOT) else path
-
-
 def label_of(profile: str, overrides: dict | None) -> str:
     return "custom" if overrides else profile
 
@@ -191,13 +187,13 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     except KeyboardInterrupt:
         on_disk = sum(shelf.path(job).exists() for job in jobs)
         raise Interrupted(f"interrupted: {on_disk} of {len(jobs)} jobs of {section} are stored in "
-                          f"{_shown_path(shelf.folder)} ({computed} computed in this run); "
+                          f"{paths.shown(shelf.folder)} ({computed} computed in this run); "
                           f"`{resume_command(section, profile, overrides)}` resumes") from None
     finally:
         bar.close()
     if reused:
         log(f"[entropic] {section}: {reused} job(s) the overrides leave unchanged copied from "
-            f"{_shown_path(base.folder)}")
+            f"{paths.shown(base.folder)}")
     if stale:
         log(f"[entropic] {section}: {len(stale)} stale job(s) kept and flagged (computed by other code): "
             + ", ".join(stale[:5]) + (" …" if len(stale) > 5 else ""))

@@ -72,10 +72,13 @@ class Holding:
         return self.current + self.stale
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
+def _read_umask() -> int:
+    mask = os.umask(0o022)  # the only way to read it is to set it: done once, at import, before any thread
     os.umask(mask)
     return mask
+
+
+_UMASK = _read_umask()
 
 
 class CorruptEntry(ValueError):
@@ -130,7 +133,7 @@ class Store:
         """What the store holds of ``jobs``: which are stored and current (their entry's key is ``key_of(kind)``,
         the key of the code that job kind runs now), stored but stale, or missing (no entry, or a corrupt one).
         Answers "is this stored and current?" without running anything."""
-        held, keys = Holding(), {}
+        held = Holding()
         for job in jobs:
             try:
                 entry = self.load(job)
@@ -138,8 +141,7 @@ class Store:
                 entry = None
             if entry is None:
                 held.missing.append(job.id)
-            elif entry.key == (keys[kind] if (kind := job.params.get("kind")) in keys
-                               else keys.setdefault(kind, key_of(kind))):
+            elif entry.key == key_of(job.params.get("kind")):
                 held.current.append(job.id)
             else:
                 held.stale.append(job.id)
@@ -152,7 +154,7 @@ class Store:
         text = json.dumps({**payload, "checksum": _checksum(payload)}, indent=1, sort_keys=True, default=_json)
         self.folder.mkdir(parents=True, exist_ok=True)
         handle, name = tempfile.mkstemp(dir=self.folder, prefix=f".{job.id}.", suffix=".partial")
-        os.fchmod(handle, 0o666 & ~_umask())  # mkstemp's file is private (0600): an entry is as readable as any file
+        os.fchmod(handle, 0o666 & ~_UMASK)  # mkstemp's file is private (0600): an entry is as readable as any file
         with os.fdopen(handle, "w") as staging:
             staging.write(text)
         return Path(name)

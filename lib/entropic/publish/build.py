@@ -110,11 +110,8 @@ def shown_profile(section: str, profile: str, overrides: dict) -> str:
 def _holding(section: str, profile: str) -> store.Holding:
     """What the store holds of a section's jobs at a profile (no overrides), read without running anything."""
     module, _, jobs = runner.plan(section, profile)
-    return store.Store(runner.label_of(profile, {}), section).holding(jobs, functools.partial(_key, module))
-
-
-def _key(module, kind) -> str:
-    return versions.version_key(module, kind)
+    return store.Store(runner.label_of(profile, {}), section).holding(jobs, functools.partial(versions.version_key,
+                                                                                             module))
 
 
 def _book_extras() -> None:
