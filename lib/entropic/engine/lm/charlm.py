@@ -180,15 +180,20 @@ def _as_tokens(tokens) -> torch.Tensor:
     return t
 
 
-def sample_windows(tokens, batch_size: int, context: int, generator: torch.Generator):
+def sample_windows(tokens, batch_size: int, context: int, generator: torch.Generator, align: int | None = None):
     """Random windows of a token stream: inputs and next-token targets, each (batch_size, context).
 
-    Starts are drawn uniformly from ``generator``; the stream needs at least ``context + 1`` tokens.
+    Starts are drawn uniformly from ``generator``; the stream needs at least ``context + 1`` tokens. With
+    ``align``, starts are multiples of ``align`` (a stream of documents of that length: every window starts
+    a document).
     """
     t = _as_tokens(tokens)
     if len(t) < context + 1:
         raise ValueError(f"a stream of {len(t)} tokens is too short for windows of context={context}")
-    starts = torch.randint(0, len(t) - context, (batch_size,), generator=generator)
+    if align is None:
+        starts = torch.randint(0, len(t) - context, (batch_size,), generator=generator)
+    else:
+        starts = torch.randint(0, (len(t) - context - 1) // align + 1, (batch_size,), generator=generator) * align
     rows = starts[:, None] + torch.arange(context + 1)
     window = t[rows]
     return window[:, :-1], window[:, 1:]

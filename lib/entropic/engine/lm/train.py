@@ -78,12 +78,12 @@ def _check(model: CharLM, tokens: torch.Tensor, steps: int, lr: float, batch_siz
     return marks
 
 
-def _optimizer(model: CharLM, lr: float, weight_decay: float, betas, device: torch.device):
+def _optimizer(model: CharLM, lr: float, weight_decay: float, betas, fused: bool):
     decay = [p for n, p in model.named_parameters() if n not in _NO_DECAY]
     no_decay = [p for n, p in model.named_parameters() if n in _NO_DECAY]
     return torch.optim.AdamW([{"params": decay, "weight_decay": weight_decay},
                               {"params": no_decay, "weight_decay": 0.0}], lr=lr, betas=betas,
-                             fused=device.type == "cuda")
+                             fused=fused)
 
 
 def _load_state(path: Path, model: CharLM, optimizer, gens, steps: int):
@@ -113,9 +113,9 @@ def _save_state(path: Path, model, optimizer, gens, steps, step, history, done, 
     os.replace(staging, path)  # atomic: a crash leaves the previous state
 
 
-def _windows(tokens, gens, count: int, batch_size: int, context: int, device):
+def _windows(tokens, gens, count: int, batch_size: int, context: int, device, align: int | None):
     """``count`` steps of windows for every model: x, y : (count, M, batch_size, context) on ``device``."""
-    pairs = [[sample_windows(tokens, batch_size, context, g) for g in gens] for _ in range(count)]
+    pairs = [[sample_windows(tokens, batch_size, context, g, align) for g in gens] for _ in range(count)]
     x = torch.stack([torch.stack([p[0] for p in step]) for step in pairs])
     y = torch.stack([torch.stack([p[1] for p in step]) for step in pairs])
     return x.to(device, non_blocking=True), y.to(device, non_blocking=True)
@@ -126,7 +126,8 @@ def train_charlm(model: CharLM, train_tokens, steps: int, batch_size: int = 32, 
                  val_tokens=None, max_val_windows: int | None = 256, progress: bool = True,
                  desc: str | None = None, device: torch.device | str | None = None,
                  checkpoints: Sequence[int] = (), on_checkpoint: Callable[[int, CharLM], object] | None = None,
-                 state_path: Path | str | None = None) -> CharLMResult:
+                 state_path: Path | str | None = None, fused: bool | None = None,
+                 align: int | None = None) -> CharLMResult:
     """Train every model of ``model`` with AdamW on random windows of ``train_tokens`` (see the module
     docstring).
 
@@ -136,7 +137,10 @@ def train_charlm(model: CharLM, train_tokens, steps: int, batch_size: int = 32, 
     context : window length (default ``model.T``); lr, weight_decay, betas : AdamW settings;
     val_tokens : if given, :func:`charlm.evaluate` runs on it after training;
     checkpoints : steps in [1, steps] after which ``on_checkpoint(step, model)`` is called;
-    state_path : where to save the state at every checkpoint and resume from (None: no saving).
+    state_path : where to save the state at every checkpoint and resume from (None: no saving);
+    fused : AdamW's fused kernel (None: on CUDA only, as App. B's grid was trained; its CPU kernel computes the
+        same update with other round-off);
+    align : windows start at multiples of ``align`` (a stream of documents, ``charlm.sample_windows``).
     """
     context = context or model.T
     device = torch.device(device) if device is not None else torch.device("cpu")
@@ -145,7 +149,7 @@ def train_charlm(model: CharLM, train_tokens, steps: int, batch_size: int = 32, 
         raise ValueError(f"train_tokens must be a 1-D stream longer than context={context}, got {tuple(tokens.shape)}")
     marks = _check(model, tokens, steps, lr, batch_size, context, checkpoints)
     model.to(device)
-    optimizer = _optimizer(model, lr, weight_decay, betas, device)
+    optimizer = _optimizer(model, lr, weight_decay, betas, device.type == "cuda" if fused is None else fused)
     gens = [torch.Generator().manual_seed(seed + 0x5EED) for seed in model.seeds]
     history, done, start_step, spent = np.empty((steps, model.M)), [], 0, 0.0
     path = Path(state_path) if state_path is not None else None
@@ -164,7 +168,7 @@ def train_charlm(model: CharLM, train_tokens, steps: int, batch_size: int = 32, 
             losses = torch.empty(mark - step, model.M, device=device)
             while step < mark:
                 count = min(_BLOCK, mark - step)
-                xs, ys = _windows(tokens, gens, count, batch_size, context, device)
+                xs, ys = _windows(tokens, gens, count, batch_size, context, device, align)
                 for i in range(count):
                     optimizer.zero_grad(set_to_none=True)
                     loss = model.loss(xs[i], ys[i])

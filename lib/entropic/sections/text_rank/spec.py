@@ -1,0 +1,167 @@
+"""The capacity sweep's specification: its parameters (``Config``), what it judges (``CLAIMS``) and its jobs.
+
+Jobs, one model each (``RankedLM`` trains one model as a plain program, the faster one on a CPU): per real
+corpus, per query–key width r and seed, a student of App. B's architecture whose heads' query and key maps have
+width r, trained with App. B's protocol on App. B's split of that corpus and measured at App. B's checkpoints; the
+same on the routing corpus (the power check, every r); and one reuse check (see ``Config.check_corpus``). With
+``reuse`` the r = D/H students of the real corpora are not trained: they are App. B's stored models (same
+architecture, protocol, split, seeds and checkpoint), read by the page from App. B's store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ...engine.corpus import corpora
+from ...engine.corpus.corpora import CORPUS_NAMES, SOURCES
+from ...jobs.config import (
+    SectionConfig,
+    distinct_ints,
+    flag,
+    fraction,
+    fractions,
+    non_negative,
+    one_of,
+    optional,
+    ours,
+    param,
+    positive,
+    positive_int,
+    some_of,
+    text,
+)
+from ...jobs.store import Job
+from ...report.verdicts import Claim
+
+TITLE = "The attention-native rank of real text (beyond the paper)"
+TABLE = "tbl-text_rank-verdicts"  # the label of the page's table of verdicts (the ledger links to it)
+ROUTING = "routing"  # the name of the power check's corpus in jobs and tables
+READS = ("real_corpora",)  # its page reads App. B's stored r = D/H models and lag-MI predictor
+
+CLAIMS = {
+    "low_rank": Claim("whether real-language tasks admit a low-rank attention-native description is open", None,
+                      "§7, Limitations; App. C"),
+    "separates": Claim("measured effective rank does not separate corpora (CV 0.06–0.20; the predictor's 0.66)",
+                       0.20, "§7, Limitations; App. B.4"),
+    "predicts": Claim("the data-side lag-MI predictor, the paper's data-only rank of a corpus", None, "App. B.2"),
+}
+
+
+@dataclass(frozen=True)
+class Config(SectionConfig):
+    corpora: tuple = param(CORPUS_NAMES, "App. B's char-level corpora", some_of(*CORPUS_NAMES))
+    ranks: tuple = ours((1, 2, 4, 8, 16, 32), "widths r of every head's query and key maps (W_QK^h of rank ≤ r)",
+                        distinct_ints(1))
+    seeds: tuple = ours((0, 1, 2), "one student per seed, corpus and r", distinct_ints(0))
+    d_model: int = param(128, "model width d_model (App. B.1's middle width)", positive_int)
+    layers: int = param(2, "Transformer layers (App. B.1)", positive_int)
+    heads: int = param(4, "attention heads per layer (App. B.1)", positive_int)
+    tokens: int = ours(7_680_000, "training tokens per student (the budget)", positive_int)
+    checkpoints: tuple = ours((0.2, 0.5, 1.0), "fractions of the budget at which every student is measured",
+                              fractions)
+    context: int = ours(64, "characters per training window (App. B's)", positive_int)
+    batch_size: int = ours(16, "windows per AdamW step (App. B's)", positive_int)
+    lr: float = ours(1e-3, "AdamW learning rate, constant (App. B's)", positive)
+    weight_decay: float = ours(0.01, "AdamW weight decay on weight matrices (App. B's)", non_negative)
+    max_chars: int | None = ours(None, "leading characters used per corpus (None: all)", optional(positive_int))
+    block: int = ours(2048, "block size of App. B's interleaved validation split", positive_int)
+    val_every: int = ours(20, "every val_every-th block is held out for validation", positive_int)
+    tail_fraction: float = ours(0.05, "the corpus's tail held out as a second validation set", fraction)
+    eval_windows: int = ours(256, "validation windows for each loss", positive_int)
+    reuse: bool = ours(True, "the widest students (r = d_model/heads) of the real corpora are App. B's stored "
+                             "models at this budget, not trained again", flag)
+    check_corpus: str | None = ours("english", "the corpus whose widest seed-0 student is trained again by this "
+                                               "sweep's engine, to check the reuse (None: no check)",
+                                    optional(one_of(*CORPUS_NAMES)))
+    routing_keys: int = ours(32, "routing corpus: keys K of its memory characters", positive_int)
+    routing_values: int = ours(4, "routing corpus: values U (K·U memory and U answer characters)", positive_int)
+    routing_rank: int = ours(8, "routing corpus: rank r* of its routing kernel", positive_int)
+    routing_scale: float = ours(6.0, "routing corpus: root mean square of the kernel's entries", positive)
+    routing_docs: int = ours(120_000, "routing corpus: training documents (one window each)", positive_int)
+    routing_val_docs: int = ours(4096, "routing corpus: validation documents", positive_int)
+    corpus_dir: str | None = param(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
+                                   optional(text))
+    sources: tuple = param(("user_dir", "shared", "download"), "where corpora are looked for, in order",
+                           some_of(*SOURCES))
+
+    def validate(self):
+        if self.d_model % self.heads:
+            raise ValueError(f"d_model {self.d_model} is not divisible by heads={self.heads}")
+        widest = self.d_model // self.heads
+        if max(self.ranks) != widest:
+            raise ValueError(f"the largest of ranks {list(self.ranks)} must be d_model/heads = {widest}: r̂ is read "
+                             f"against the full-width student")
+        if len(self.ranks) < 2:
+            raise ValueError(f"ranks needs at least two widths, got {list(self.ranks)}")
+        if len(self.seeds) < 2:
+            raise ValueError(f"seeds needs at least two seeds (the tolerance is their spread), got {list(self.seeds)}")
+        if self.context % 2:
+            raise ValueError(f"context must be even (the routing corpus alternates memory and answer), got "
+                             f"{self.context}")
+        if self.routing_rank > min(self.routing_keys, widest):
+            raise ValueError(f"routing_rank {self.routing_rank} must be at most routing_keys {self.routing_keys} and "
+                             f"d_model/heads {widest}")
+        if self.routing_values < 2:
+            raise ValueError(f"routing_values must be at least 2, got {self.routing_values}")
+        per_step = self.batch_size * self.context
+        if self.tokens % per_step:
+            raise ValueError(f"tokens {self.tokens} is not a whole number of steps of batch_size·context = "
+                             f"{per_step} tokens")
+        if self.steps * self.checkpoints[0] < 1:
+            raise ValueError(f"tokens {self.tokens} gives fewer steps than the first checkpoint needs")
+        if self.check_corpus is not None and self.check_corpus not in self.corpora:
+            raise ValueError(f"check_corpus {self.check_corpus!r} is not among corpora {list(self.corpora)}")
+
+    @property
+    def steps(self) -> int:
+        return self.tokens // (self.batch_size * self.context)
+
+    @property
+    def widest(self) -> int:
+        return self.d_model // self.heads
+
+    def marks(self) -> list[int]:
+        """The checkpoints in steps."""
+        return sorted({max(1, round(f * self.steps)) for f in self.checkpoints})
+
+
+def _sha256(cfg: Config, name: str) -> str:
+    """The corpus's sha256, read from its file; a corpus not on this machine whose text is pinned keeps the pin's
+    (stored results are read wherever the project is; computing one says where to put the file)."""
+    try:
+        return corpora.locate_corpus(name, user_dir=cfg.corpus_dir, sources=cfg.sources,
+                                     substitute="substitute" in cfg.sources).sha256
+    except corpora.CorpusUnavailable:
+        if "shared" in cfg.sources and not cfg.corpus_dir and name in corpora.PINS:
+            return corpora.PINS[name].sha256
+        raise
+
+
+def _train(cfg: Config) -> dict:
+    return cfg.slice("d_model", "layers", "heads", "context", "batch_size", "lr", "weight_decay", "eval_windows",
+                     tokens=cfg.tokens, steps=cfg.steps, checkpoints=cfg.marks())
+
+
+def jobs(cfg: Config) -> list[Job]:
+    """The power check first (the routing corpus, every r), then per real corpus every r below the widest (and the
+    widest without ``reuse``), narrow first, then the reuse check. Corpora are located, and a missing, empty or
+    binary file refused naming it, here, before any work."""
+    train = _train(cfg)
+    routing = cfg.slice("routing_keys", "routing_values", "routing_rank", "routing_scale", "routing_docs",
+                        "routing_val_docs")
+    out = [Job(f"{ROUTING}-r{r}-seed{seed}", {"kind": "train", "corpus": ROUTING, **routing, **train, "rank": r,
+                                               "seed": seed})
+           for r in cfg.ranks for seed in cfg.seeds]
+    source = {}
+    for name in cfg.corpora:
+        source[name] = cfg.slice("corpus_dir", "sources", "max_chars", "block", "val_every", "tail_fraction",
+                                 corpus=name, sha256=_sha256(cfg, name))
+    trained = [r for r in cfg.ranks if r < cfg.widest or not cfg.reuse]
+    for name in cfg.corpora:
+        out += [Job(f"{name}-r{r}-seed{seed}", {"kind": "train", **source[name], **train, "rank": r, "seed": seed})
+                for r in trained for seed in cfg.seeds]
+    if cfg.reuse and cfg.check_corpus is not None:
+        name, seed = cfg.check_corpus, min(cfg.seeds)
+        out.append(Job(f"{name}-r{cfg.widest}-seed{seed}-check", {"kind": "train", **source[name], **train,
+                                                                   "rank": cfg.widest, "seed": seed}))
+    return out
