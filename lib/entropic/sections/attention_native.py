@@ -1,7 +1,9 @@
 """§6, Table 3: the attention-native intrinsic rank on the full teacher grid (App. C).
 
 Jobs, per (teacher, r*, seed): the rank sweep r = 1 … 2r* (one batch of students sharing the task's
-X) and the over-parameterized recovery student (r = d, initialized × ``recovery_init``).
+X) and the over-parameterized recovery student (r = d, initialized × ``recovery_init``); for the teachers in
+``trace_teachers``, the recovery student once more with its kernel read at every step (``trace``: the rank at the
+loss minimum beside the rank at the last step).
 Used by ``notebooks/attention_native.md``.
 """
 
@@ -13,6 +15,8 @@ import pandas as pd
 
 from ..engine.statistics import coefficient_of_variation
 from ..engine.synthetic import protocol
+from ..engine.synthetic.tasks import TEACHERS
+from ..engine.synthetic.trace import recovery_trace
 from ..engine.synthetic.train import STOP_RULES
 from ..jobs.config import (
     learning_rate,
@@ -20,6 +24,7 @@ from ..jobs.config import (
     param,
     positive_int,
     scale,
+    some_of,
 )
 from ..jobs.grids import AttentionTaskGrid
 from ..jobs.store import Job
@@ -47,6 +52,8 @@ class Config(AttentionTaskGrid):
     recovery_init: float = param(0.3, "initialization scale of W_Q, W_K for recovery (App. C.4)", scale)
     lr: float = param(0.01, "Adam learning rate, full batch", learning_rate)
     stop: str = param("fixed", "stop rule: fixed (the paper's steps) or converged", one_of(*STOP_RULES))
+    trace_teachers: tuple = param(("linear_qk",), "teachers whose recovery students are trained again with the "
+                                  "kernel read at every step (the unstable ones)", some_of(*TEACHERS), stated=False)
 
     def validate(self):
         if 2 * max(self.r_stars) > self.d:
@@ -67,12 +74,29 @@ def jobs(cfg: Config) -> list[Job]:
                                  seed=seed)
                 units = protocol.units(task, cfg.steps, cfg.recovery_steps, cfg.recovery_init)
                 out += [Job(f"{teacher}-r{r_star}-seed{seed}-{kind}", params) for kind, params in units.items()]
+    for teacher in [t for t in cfg.teachers if t in cfg.trace_teachers]:
+        for r_star in cfg.r_stars:
+            for seed in cfg.seeds:
+                out.append(Job(f"{teacher}-r{r_star}-seed{seed}-trace", {
+                    "kind": "trace", **cfg.slice("T", "d", "n", "sigma", "spectrum", "lr", teacher=teacher,
+                                                 r_star=r_star, seed=seed, steps=cfg.recovery_steps,
+                                                 init_scale=cfg.recovery_init)}))
     return out
 
 
 def fit(job: Job) -> dict[str, list[dict]]:
     """A sweep job trains r = 1 … 2r*; a recovery job one student of rank d and measures its kernel."""
     return protocol.run(job.params)
+
+
+def fit_trace(job: Job) -> dict[str, list[dict]]:
+    """A trace job trains a recovery student again, reading its kernel at every step."""
+    p = {k: v for k, v in job.params.items() if k != "kind"}
+    return recovery_trace(**p)
+
+
+# The trace has its own function, so its version key covers only the code it runs (sweep and recovery: ``fit``).
+FITS = {"trace": fit_trace}
 
 
 def noise_floor(results) -> float:

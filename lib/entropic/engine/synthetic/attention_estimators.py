@@ -6,6 +6,8 @@ frontier", Table 4): Y = M(X) X V* + E of ``tasks.make_attention_task``, estimat
 * ``attention_kernel_v_unknown`` — alternating minimization over (K, V), plain or with singular-value
   soft-thresholding (nuclear-norm shrinkage) of K;
 * ``realized_mixer_energy_rank`` — eq. (2) of the data-averaged attention map E_X[M(X)];
+* ``paper_log_inversion`` — the V-known inversion as the paper describes it: a log of the recovered mixing
+  with no floor and no centring, ranks at the default numerical tolerance;
 * ``predict_rank`` — all of them on one task, as one flat row.
 
 The regressions these are built from, the shrinkage step (``singular_value_soft_threshold``) and the
@@ -232,6 +234,36 @@ def realized_mixer_energy_rank(mixing) -> float:
     if M.ndim != 3 or M.numel() == 0 or M.shape[-1] != M.shape[-2]:
         raise ValueError(f"mixing must be a non-empty (N, T, T) array, got shape {tuple(M.shape)}")
     return float(spectral.energy_effective_rank(M.mean(0)))
+
+
+GUARD = 1e-12  # the least a logarithm needs: entries of M̂ at or below 0 are set to it (a guard, not a noise floor)
+
+
+def paper_log_inversion(task) -> dict[str, float | int]:
+    """The V-known kernel estimate of §6 as the paper describes it ("regression on the recovered scores"),
+    with none of the rules ``attention_kernel_v_known`` adds: the scores are log M̂ (entries of M̂ ≤ 0 set to
+    ``GUARD`` so that the log exists), regressed on X K Xᵀ/√D with no centring of the rows (the softmax's
+    per-row log-normalizer is left in the scores), and the numerical rank counts singular values above
+    NumPy's default tolerance at the data's precision, D · ε₃₂ · σ₁ (``spectral.numerical_rank``; the paper
+    states none).
+
+    Returns
+    -------
+    dict with keys paper_numerical_rank, paper_energy_rank (eq. 2 of K̂), paper_relative_error
+    (‖K̂ − K*‖_F / ‖K*‖_F) and paper_guarded_fraction (the share of M̂'s entries ≤ 0).
+    """
+    if getattr(task, "kind", None) not in TEACHERS:
+        raise ValueError(f"paper_log_inversion needs an attention task with kind in {TEACHERS}, "
+                         f"got {getattr(task, 'kind', None)!r}")
+    X, Y, V = _check(task.X, task.Y, task.V)
+    mixing = recover_mixing(X, Y, V).mixing
+    scores = mixing.clamp_min(GUARD).log() if task.kind == "softmax_qk" else mixing
+    K, _, _, _ = score_regression(X, softmax=False)(scores, None)
+    K_star = torch.as_tensor(task.operator, dtype=torch.float64)
+    return {"paper_numerical_rank": int(spectral.numerical_rank(K)),
+            "paper_energy_rank": float(spectral.energy_effective_rank(K)),
+            "paper_relative_error": float((K - K_star).norm() / K_star.norm()),
+            "paper_guarded_fraction": float((mixing <= 0).double().mean()) if task.kind == "softmax_qk" else 0.0}
 
 
 def predict_rank(task, *, floor: float | None = None, shrink_multiple: float = 1.0, tol: float = 1e-4,
