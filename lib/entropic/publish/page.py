@@ -21,7 +21,8 @@ from ..report.numbers import DASH, missing, number
 from .banner import banner_markdown, show_banner  # noqa: F401  (every page shows its banner through page)
 
 BADGES = {verdicts.REPRODUCED: "success", verdicts.CLAIM_HOLDS: "warning", verdicts.NOT_REPRODUCED: "danger",
-          verdicts.NOT_SIGNIFICANT: "secondary", verdicts.UNDEFINED: "secondary", verdicts.NOT_CHECKED: "light"}
+          verdicts.NOT_SIGNIFICANT: "secondary", verdicts.UNDECIDED: "info", verdicts.UNDEFINED: "secondary",
+          verdicts.NOT_CHECKED: "light"}
 # Column and index names the sections' frames share, as a header says them (any other header is a section's
 # own words).
 HEADERS = {"r_star": "r*", "d_model": "width", "index": ""}
@@ -107,6 +108,8 @@ def claim_mark(holds, verdict: str) -> str:
     row a dash."""
     if verdict == verdicts.NOT_SIGNIFICANT:
         return UNDECIDED
+    if verdict == verdicts.UNDECIDED:
+        return "undecided"
     if verdict in (verdicts.UNDEFINED, verdicts.NOT_CHECKED) or missing(holds):
         return DASH
     return cell(bool(holds))

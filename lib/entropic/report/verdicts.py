@@ -16,7 +16,9 @@ value differs from the paper's (5×10⁻⁴ against 2×10⁻⁴ is outside our s
 
 Verdicts: ``reproduced`` (claim holds and value agrees), ``claim holds, value differs``, ``not
 reproduced`` (the claim fails on our data), ``not significant`` (a sign claim whose correlation has a
-permutation p-value ≥ 0.05: the data decide nothing), and ``undefined`` where the data are too few.
+permutation p-value ≥ 0.05: the data decide nothing, for want of power), ``undecided`` (a declared rule says
+the data cannot decide yet, e.g. a reading still moving with the training budget), and ``undefined`` where the
+data are too few. The last three are never counted as failures.
 A claim the paper makes without a number is judged on the claim alone (its value column is a dash).
 """
 
@@ -43,13 +45,17 @@ REPRODUCED = "reproduced"
 CLAIM_HOLDS = "claim holds, value differs"
 NOT_REPRODUCED = "not reproduced"
 NOT_SIGNIFICANT = "not significant"
+UNDECIDED = "undecided"  # a declared rule says the data cannot decide yet (e.g. still moving with the budget)
 UNDEFINED = "undefined"  # too few data to decide, e.g. a correlation across fewer than 3 corpora
 NOT_CHECKED = "not checked"  # a claim of the paper no table of this book decides (the ledger lists them)
-VERDICTS = (REPRODUCED, CLAIM_HOLDS, NOT_REPRODUCED, NOT_SIGNIFICANT, UNDEFINED, NOT_CHECKED)
+VERDICTS = (REPRODUCED, CLAIM_HOLDS, NOT_REPRODUCED, NOT_SIGNIFICANT, UNDECIDED, UNDEFINED, NOT_CHECKED)
+DECIDED = (REPRODUCED, CLAIM_HOLDS, NOT_REPRODUCED)  # the verdicts that decide a claim either way
 
 VALUE_RULE = ("|ours − paper| ≤ the larger of 2√2 × the standard error of ours over seeds (bootstrap over seeds, "
               "each a fresh task draw) and the rounding of the paper's number (half a unit in its last digit); a "
-              "count or an integer must be equal; a bound agrees when ours ≤ bound + that margin")
+              "count or an integer must be equal; a bound (\"≤ 0.003\") or a range (\"17–23\") agrees when ours "
+              "lies within it at the paper's rounding: it states what every cell of the paper's grid did, not an "
+              "estimate with a spread")
 
 CRITERIA = {
     "achievability": f"every seed's |excess| ≤ {FLOOR_BAND:.0%} of the noise floor",
@@ -126,6 +132,7 @@ class Claim:
     says: str
     value: float | None
     where: str
+    range: tuple[float, float] | None = None  # a range the paper states for the quantity ("17–23"), if any
 
     @property
     def resolution(self) -> float:
@@ -196,17 +203,23 @@ def seed_se(frame: pd.DataFrame, statistic: Callable[[pd.DataFrame], float], by:
 
 
 def value_check(ours: float, claim: Claim, se: float = 0.0, exact: bool = False,
-                upper_bound: bool = False) -> tuple[bool | None, str]:
-    """(agrees, tolerance as shown) by ``VALUE_RULE``; agrees is None when the paper states no number."""
+                upper_bound: bool = False, spread: tuple[float, float] | None = None) -> tuple[bool | None, str]:
+    """(agrees, tolerance as shown) by ``VALUE_RULE``; agrees is None when the paper states no number. A range
+    claim (``claim.range``) is met when ``spread`` (our smallest and largest value, default ``ours``) lies in it;
+    a bound (``upper_bound``) when ours is at most the bound: both at the paper's rounding."""
+    if claim.range is not None:
+        low, high = claim.range
+        lo, hi = spread if spread is not None else (ours, ours)
+        digits = max(len(repr(float(b)).partition(".")[2].rstrip("0")) for b in claim.range)
+        half = 0.5 * 10.0**-digits  # the rounding of the range as the paper writes it
+        return bool(low - half <= lo and hi <= high + half), f"within {number(low)}–{number(high)}"
     if claim.value is None:
         return None, "—"
     if exact:
         return bool(ours == claim.value), "equal"
+    if upper_bound:
+        return bool(ours <= claim.value + claim.resolution), f"≤ {number(claim.value)} (its rounding)"
     slack = max(VALUE_Z * se, claim.resolution)
-    if upper_bound:  # shown with where the margin comes from: ours may exceed the bound itself and still agree
-        margin = "2√2 × our seed SE" if VALUE_Z * se >= claim.resolution else "the paper's rounding"
-        return (bool(ours <= claim.value + slack),
-                f"≤ bound {number(claim.value)} + {number(slack, 2)} ({margin})")
     return bool(abs(ours - claim.value) <= slack), f"±{number(slack, 2)}"
 
 
@@ -219,19 +232,23 @@ def verdict(claim_holds: bool, agrees: bool | None, significant: bool | None = N
 
 
 def row(quantity: str, ours: float, claim: Claim, kind: str, holds: bool, *, estimator: str, se: float = 0.0,
-        exact: bool = False, upper_bound: bool = False, p_value: float | None = None) -> dict:
+        exact: bool = False, upper_bound: bool = False, p_value: float | None = None,
+        spread: tuple[float, float] | None = None, undecided: str | None = None) -> dict:
     """One row of a comparison table; ``kind`` names its criterion in ``CRITERIA``, ``estimator`` the kind of
     what computed ``ours`` (``ESTIMATOR_KINDS``), ``se`` is the seed standard error of ``ours`` (``seed_se``)
     that sets the value tolerance; ``p_value`` is shown, and for a ``sign`` or ``progress`` claim a
-    p ≥ SIGNIFICANCE makes the verdict ``not significant``."""
+    p ≥ SIGNIFICANCE makes the verdict ``not significant``; ``spread`` is our range for a range claim;
+    ``undecided`` names why a declared rule leaves the claim undecided (e.g. "budget"), which makes the verdict
+    ``undecided``."""
     estimator_kinds(estimator)
-    agrees, tolerance = value_check(float(ours), claim, se, exact, upper_bound)
+    agrees, tolerance = value_check(float(ours), claim, se, exact, upper_bound, spread)
     significant = bool(p_value < SIGNIFICANCE) if kind in SIGNED and p_value is not None else None
+    decided = UNDECIDED if undecided else verdict(holds, agrees, significant)
     return {"quantity": quantity, "paper says": claim.says, "where": claim.where, "paper value": claim.value,
             "ours": float(ours), "kind": kind, "estimator": estimator, "criterion": CRITERIA[kind],
             "claim holds": bool(holds),
             "value tolerance": tolerance, "value agrees": agrees, "se": float(se), "exact": exact,
-            "upper bound": upper_bound, "p": p_value, "verdict": verdict(holds, agrees, significant)}
+            "upper bound": upper_bound, "p": p_value, "undecided": undecided or "", "verdict": decided}
 
 
 def undefined(quantity: str, claim: Claim, kind: str, why: str, *, estimator: str) -> dict:

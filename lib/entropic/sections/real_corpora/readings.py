@@ -19,6 +19,7 @@ PREDICTORS = {"effective_lags": "lag MI: effective number of informative lags",
               "cca_rank": "canonical-correlation lag operator (32 symbols)",
               "cca_uncapped_rank": "canonical-correlation lag operator (all symbols)"}
 MIN_CORPORA = 3  # a correlation (or an outlier) across fewer corpora is undefined
+HOLDS, FAILS, OPEN = "✓", "✗", "○"  # a claim under one reading: holds, fails, not significant (sign undecided)
 
 
 @dataclass(frozen=True)

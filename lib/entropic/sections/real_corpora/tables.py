@@ -11,7 +11,7 @@ from ...report import verdicts
 from . import long_run
 from .analysis import KINDS, claims
 from .grid import budgets, grid, main_budget
-from .readings import ALTERNATIVES, MAIN, Reading
+from .readings import ALTERNATIVES, FAILS, HOLDS, MAIN, OPEN, Reading
 from .spec import CLAIMS
 
 
@@ -26,9 +26,8 @@ def compare(results) -> pd.DataFrame:
     table = verdicts.table([{k: v for k, v in row.items() if k != "key"} for row in rows])
     budget_notes = by_budget(results, spec)
     table["by budget"] = [budget_notes.get(row["key"], "") for row in rows]
-    table["note"] = [f"The verdict depends on the budget: {text.removeprefix('differs: ')} (final checkpoints)."
-                     if text.startswith("differs") else "" for text in table["by budget"]]
-    table["undecided"] = ["budget" if text.startswith("differs") else "" for text in table["by budget"]]
+    table["note"] = [f"Judged at the main budget; at other budgets: {text.removeprefix('differs: ')} (final "
+                     f"checkpoints)." if text.startswith("differs") else "" for text in table["by budget"]]
     long = long_run.verdicts(results)
     if len(long):  # the layer ranges, read again on the long run by its declared rule
         where = [row["key"] for row in rows].index("layer_values")
@@ -37,8 +36,9 @@ def compare(results) -> pd.DataFrame:
                          for _, r in long.iterrows())
         table.iloc[where, table.columns.get_loc("note")] = (table["note"].iloc[where] + " " if table["note"].iloc[where]
                                                             else "") + f"The long run: {said}."
-        if (long["outcome"] == long_run.UNDECIDED).any():
+        if (long["outcome"] == long_run.UNDECIDED).any():  # the declared long-run rule: still moving, no verdict yet
             table.iloc[where, table.columns.get_loc("undecided")] = "budget"
+            table.iloc[where, table.columns.get_loc("verdict")] = verdicts.UNDECIDED
     table["under other readings"] = [spec["flips on"].get(row["key"], "") for row in rows]
     return table
 
@@ -65,9 +65,9 @@ def by_budget(results, spec: pd.DataFrame) -> dict[str, str]:
             return f"{b / 1e6:g}M" + ("" if cells["complete"] else
                                       f" ({int(cells['cells stored'])} of {int(cells['cells asked'])} cells)")
 
-        holds = [named(b) for b, m in marks.items() if m]
-        fails = [named(b) for b, m in marks.items() if not m]
-        out[key] = f"differs: holds at {', '.join(holds)}; fails at {', '.join(fails)}"
+        said = {HOLDS: "holds", FAILS: "fails", OPEN: "is not significant"}
+        out[key] = "differs: " + "; ".join(f"{said[m]} at {', '.join(named(b) for b, x in marks.items() if x == m)}"
+                                           for m in dict.fromkeys(marks.values()))
     return out
 
 
@@ -91,17 +91,25 @@ def readings(results) -> dict[str, Reading]:
     return out
 
 
+def reading_mark(row: dict) -> str | None:
+    """A claim under one reading: ✓ holds, ✗ fails, ○ not significant there (the sign is undecided), None where
+    the reading leaves it undefined. A reading is never a second verdict: the main table's is the claim's."""
+    if row["verdict"] == verdicts.UNDEFINED:
+        return None
+    if row["verdict"] == verdicts.NOT_SIGNIFICANT:
+        return OPEN
+    return HOLDS if row["claim holds"] else FAILS
+
+
 def specification(results) -> pd.DataFrame:
-    """One row per claim, one column per reading (✓ holds, ✗ fails, — undefined there), and the choices on
-    which the claim flips."""
+    """One row per claim, one column per reading (``reading_mark``), and the choices on which the mark changes."""
     columns = {}
     for label, reading in readings(results).items():
         try:
             rows = claims(results, reading, spread=False)
         except (KeyError, ValueError, IndexError):  # a reading the stored rows cannot support (a missing width)
             continue
-        columns[label] = {r["key"]: None if r["verdict"] == verdicts.UNDEFINED else
-                          bool(r["claim holds"] and r["verdict"] != verdicts.NOT_SIGNIFICANT) for r in rows}
+        columns[label] = {r["key"]: reading_mark(r) for r in rows}
     frame = pd.DataFrame(columns)
     if frame.empty:  # no reading the stored rows support (e.g. a single corpus)
         return pd.DataFrame({"flips on": pd.Series(dtype=object)}).rename_axis("claim")
@@ -110,7 +118,7 @@ def specification(results) -> pd.DataFrame:
         main = row["main"]
         changed = ", ".join(dict.fromkeys(label.split(":")[0] for label, value in row.items()
                                           if value is not None and not pd.isna(value) and value != main))
-        flips.append(changed or ("holds under every reading" if main else "fails under every reading"))
+        flips.append(changed or "the same under every reading")
     frame.insert(0, "flips on", flips)
     frame.index.name = "claim"
     return frame

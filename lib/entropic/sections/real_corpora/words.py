@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...report.numbers import tokens
-from .readings import ENTROPIES, MEASURES
+from .readings import ENTROPIES, HOLDS, MEASURES
 
 NAMES = {
     **MEASURES, **ENTROPIES,
@@ -54,11 +54,11 @@ def in_words(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def specification_tables(spec: pd.DataFrame) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
-    """The specification table as (summary, halves): per claim the main reading's verdict, under how many
-    readings the claim holds and the choices it flips on; and the readings × claims matrix in two halves."""
+    """The specification table as (summary, halves): per claim its mark under the main reading, under how many
+    readings the claim holds and the choices its mark changes on; and the readings × claims matrix in two halves."""
     readings = [c for c in spec.columns if c != "flips on"]
     decided = spec[readings].notna().sum(axis=1)
-    holds = (spec[readings] == True).sum(axis=1)  # noqa: E712  (cells are True, False or None)
+    holds = (spec[readings] == HOLDS).sum(axis=1)
     summary = pd.DataFrame({
         "main reading": spec["main"] if "main" in spec else None,
         "holds under": [f"{h} of {d} readings" for h, d in zip(holds, decided, strict=True)],
