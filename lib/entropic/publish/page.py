@@ -19,6 +19,7 @@ import pandas as pd
 from ..report import verdicts
 from ..report.numbers import DASH, missing, number
 from .banner import banner_markdown, show_banner  # noqa: F401  (every page shows its banner through page)
+from .provenance import provenance_markdown
 
 BADGES = {verdicts.REPRODUCED: "success", verdicts.CLAIM_HOLDS: "warning", verdicts.NOT_REPRODUCED: "danger",
           verdicts.NOT_SIGNIFICANT: "secondary", verdicts.UNDECIDED: "info", verdicts.UNDEFINED: "secondary",
@@ -153,8 +154,28 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
                           missing="the paper states no number for this quantity, so only its claim is judged"
                           if comparison["paper value"].isna().any() else None)
     body += "".join(f"\n{marks[i]} {text(notes[i])}\n" for i in marked)
-    return (f"{verdicts.summary_markdown(comparison)} A claim holds when\n\n{criteria}\n\nA value agrees when "
-            f"{verdicts.VALUE_RULE}.\n\n{said}{body}")
+    rules = fold("How these verdicts are decided", f"A claim holds when\n\n{criteria}\n\nA value agrees when "
+                 f"{text(verdicts.VALUE_RULE)}.\n\n{said}")
+    return f"{verdicts.summary_markdown(comparison)}\n\n{body}\n{rules}"
+
+
+def fold(title: str, body: str) -> str:
+    """``body`` (MyST) folded under ``title``: a dropdown, closed until a reader opens it (and left out of the
+    printed book, which links to the page instead)."""
+    return f"::::{{dropdown}} {text(title)}\n:class-container: evidence\n\n{body.strip()}\n::::\n"
+
+
+def show_fold(title: str, *bodies: str) -> None:
+    from IPython.display import Markdown, display
+
+    display(Markdown(fold(title, "\n\n".join(bodies))))
+
+
+def show_provenance(results, what: str = "the table above") -> None:
+    """Under a reproduced table or figure: where its numbers come from, folded (``provenance``)."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(provenance_markdown(results, what)))
 
 
 def _kind_words(kind: str) -> str:
@@ -177,7 +198,7 @@ def configuration_markdown(results, name: str) -> str:
     differing = int((table["differs"] != "").sum())
     inner = table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
     differ = "none differs" if not differing else f"{differing} differ{'s' if differing == 1 else ''}"
-    return f"::::{{dropdown}} All {len(table)} parameters beside the paper's ({differ})\n\n{inner}\n::::\n"
+    return fold(f"All {len(table)} parameters beside the paper's ({differ})", inner)
 
 
 def show_configuration(results, name: str) -> None:
