@@ -17,6 +17,7 @@ import re
 import pandas as pd
 
 from ..report import verdicts
+from ..report.names import in_words
 from ..report.numbers import DASH, missing, number
 from .banner import banner_markdown, show_banner  # noqa: F401  (every page shows its banner through page)
 from .provenance import provenance_markdown
@@ -46,9 +47,10 @@ def cell(value, digits: int = 3) -> str:
 
 
 def text(value: str) -> str:
-    """Plain text for Markdown: every star after a letter or bracket (``r*``, ``K*``) escaped, so that
-    Markdown never reads it as emphasis ("r*−1 … r*" would otherwise lose both stars)."""
-    return STAR.sub(r"\\*", value)
+    """Plain text for Markdown, in the book's words (``names.in_words``: no code name, measures as math), every
+    star after a letter or bracket (``r*``, ``K*``) escaped, so that Markdown never reads it as emphasis
+    ("r*−1 … r*" would otherwise lose both stars)."""
+    return STAR.sub(r"\\*", in_words(value))
 
 
 def table_markdown(frame: pd.DataFrame, caption: str, name: str, index: bool = True, digits: int = 3,
@@ -195,6 +197,7 @@ def configuration_markdown(results, name: str) -> str:
     table = results.cfg.table()
     literal = {"True": "✓", "False": "✗", "None": "none"}  # values as the table reads them, not Python's
     table[["value", "paper"]] = table[["value", "paper"]].map(lambda v: literal.get(v, v))
+    table.index = pd.Index([f"`{name}`" for name in table.index], name="parameter")  # what a reader types
     differing = int((table["differs"] != "").sum())
     inner = table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
     differ = "none differs" if not differing else f"{differing} differ{'s' if differing == 1 else ''}"
@@ -230,8 +233,10 @@ def glue(name: str, value) -> None:
         from myst_nb import glue as myst_glue
     except ImportError:  # a launched notebook without the book's extras: glued values feed only the book's prose
         return
-    if not isinstance(value, Markdown):
-        value = Markdown(value) if isinstance(value, str) else Number(value)
+    if isinstance(value, str):
+        value = Markdown(in_words(value))
+    elif not isinstance(value, Markdown):
+        value = Number(value)
     myst_glue(name, value, display=False)
 
 

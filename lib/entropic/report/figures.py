@@ -32,6 +32,7 @@ import pandas as pd
 import seaborn as sns
 from matplotlib.ticker import FuncFormatter, NullLocator
 
+from .names import word
 from .verdicts import FLOOR_BAND
 
 WIDTH = 6.0  # inches: a figure's width (432 pt), shown at its own size on a desktop
@@ -149,7 +150,7 @@ def excess_vs_rank(sweep: pd.DataFrame, noise_floor: float, x: str = "r", hue: s
             own = data if level is None else data[data[hue] == level]
             stats = own.groupby(x)["excess"].agg(["mean", "min", "max"])
             shift = (i - (len(levels) - 1) / 2) * 0.06 * steps  # offsets, so equal lines stay visible
-            label = "seed mean (band: seed range)" if level is None else f"{hue_name or hue} = {level}"
+            label = "seed mean (band: seed range)" if level is None else f"{hue_name or word(hue)} = {word(level)}"
             ax.plot(stats.index + shift, stats["mean"], marker=MARKERS[i % len(MARKERS)],
                     ls=DASHES[i % len(DASHES)], color=f"C{i}", ms=5, label=label)
             ax.fill_between(stats.index + shift, stats["min"], stats["max"], color=f"C{i}", alpha=0.15, lw=0)
@@ -158,7 +159,7 @@ def excess_vs_rank(sweep: pd.DataFrame, noise_floor: float, x: str = "r", hue: s
             ax.axvline(mark, color="C3", ls=":", lw=1.4, label=mark_label)
         ax.set_xlabel(xlabel)
         if panel is not None:
-            ax.set_title(f"{col} = {panel}")
+            ax.set_title(f"{word(col)}: {word(panel)}")
     fig.tight_layout()
     legend_below(fig, axes[0][0], ncol=min(3, len(levels) + 2))
     return fig
@@ -187,7 +188,7 @@ def ranks_against_r_star(long: pd.DataFrame, col: str | None = None):
         ax.set(xlabel="teacher rank r*", ylabel="rank" if ax is axes[0][0] else "")
         ax.set_xticks(sorted(data["r_star"].unique()))
         if panel is not None:
-            ax.set_title(str(panel))
+            ax.set_title(str(word(panel)))
     fig.tight_layout()
     legend_below(fig, axes[0][0], ncol=2)
     return fig
