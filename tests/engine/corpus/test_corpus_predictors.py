@@ -64,7 +64,7 @@ def test_the_max_over_lags_null_reads_no_structure_where_there_is_none_in_95_per
     for draw in range(draws):
         rng = np.random.default_rng(1000 + draw)
         tokens = rng.integers(0, 16, 6_000) if english is None else rng.permutation(english)[:6_000]
-        mi = corpus_predictors.lag_mi(tokens, max_lag=12, null_permutations=39, seed=draw)
+        mi = corpus_predictors.lag_mi(tokens, max_lag=12, null_permutations=39, seed=draw)  # the shift null
         clean += mi.informative_lags == 0 and mi.effective_lags == 0 and \
             corpus_predictors.lag_mi_operator_rank(mi, 12) == 0
     assert clean >= 0.95 * draws
@@ -76,6 +76,29 @@ def test_the_lag1_rule_counts_noise_as_structure_where_the_max_rule_does_not():
     new = corpus_predictors.lag_mi(tokens, max_lag=64, null_permutations=20, rule="max")
     assert old.informative_lags > 0 and old.effective_lags > 1  # the uncorrected rule passes noise lags
     assert new.informative_lags == 0 and new.effective_lags == 0
+
+
+def _copy_chain(n: int = 200_000, copy: float = 0.6, symbols: int = 16, seed: int = 0) -> np.ndarray:
+    """x_t = x_{t−1} with probability ``copy``, else a uniform symbol: dependence decays as copy^k."""
+    rng = np.random.default_rng(seed)
+    fresh, copies = rng.integers(0, symbols, n), rng.random(n) < copy
+    out = fresh.copy()
+    for t in range(1, n):
+        if copies[t]:
+            out[t] = out[t - 1]
+    return out
+
+
+def test_the_shift_null_keeps_an_autocorrelated_streams_bias_where_a_shuffled_null_counts_it_as_dependence():
+    chain = _copy_chain()
+    shifted = corpus_predictors.lag_mi(chain, max_lag=64, null_permutations=39, rule="shift")
+    shuffled = corpus_predictors.lag_mi(chain, max_lag=64, null_permutations=39, rule="max")
+    # 0.6^k of the dependence is left at lag k: a few lags carry it, and the far ones are at the plug-in bias
+    assert 3 <= shifted.informative_lags <= 20 and shifted.mi[0] > shifted.threshold > shifted.mi[-1]
+    assert shuffled.informative_lags == 64  # the shuffled null's bias is too low: every lag passes
+    assert shifted.null_mean > shuffled.null_mean
+    assert corpus_predictors.lag_mi(np.random.default_rng(3).permutation(chain), max_lag=64, null_permutations=39,
+                                    rule="shift").informative_lags == 0
 
 
 def test_the_max_rule_keeps_the_dependence_of_a_markov_chain_and_refuses_a_weak_null():
