@@ -176,3 +176,79 @@ def counts_contradicted(folder: Path) -> list[str]:
                     problems.append(f"the reproducing page puts the criteria at the {word} of the ledger, whose "
                                     f"{'first' if index == 0 else 'last'} table is: {table}")
     return problems
+
+
+# --- one verdict per claim, across every page ---------------------------------------------------------------
+
+VERDICT_WORDS = ("reproduced", "claim holds, value differs", "not reproduced", "not significant", "undecided",
+                 "undefined", "not checked")
+FINDING = re.compile(r"\"(?P<says>[^\"]+)\" \((?P<where>[^)]+)\),? (?P<verdict>" + "|".join(VERDICT_WORDS) + ")")
+
+
+def _claim_key(text: str) -> str:
+    return " ".join(text.replace("\\*", "*").split())
+
+
+def stated_verdicts(folder: Path) -> dict[str, dict[str, set[str]]]:
+    """Every verdict the built pages give a claim of the paper: ``{claim: {verdict: {pages}}}``. A claim is the
+    paper's words and where it says them ("saturates (17–23) (§6, Table 4)"); a verdict is read from every table row
+    whose verdict badge sits beside a "paper says" cell (the comparison tables and the ledger) and from every line
+    that quotes a claim with its verdict (the intro's findings)."""
+    found: dict[str, dict[str, set[str]]] = {}
+    for path in sorted(folder.rglob("*.html")):
+        if "_static" in path.parts or path.name in ("genindex.html", "search.html"):
+            continue
+        soup = _soup(path)
+        article = soup.select_one("article") or soup
+        name = str(path.relative_to(folder))
+        for table in article.select("table"):
+            headers = [" ".join(th.get_text(" ").split()) for th in table.select("thead th")]
+            if "paper says" not in headers:
+                continue
+            says_at = headers.index("paper says")
+            for row in table.select("tbody tr"):
+                cells = row.find_all("td")
+                badges = [" ".join(b.get_text(" ").split()) for b in row.select(".sd-badge")]
+                verdict = next((b for b in badges if b in VERDICT_WORDS), None)
+                if verdict and says_at < len(cells):
+                    claim = _claim_key(cells[says_at].get_text(" "))
+                    found.setdefault(claim, {}).setdefault(verdict, set()).add(name)
+        text = " ".join(article.get_text(" ").split())
+        for match in FINDING.finditer(text):
+            claim = _claim_key(f"{match['says']} ({match['where']})")
+            found.setdefault(claim, {}).setdefault(match["verdict"], set()).add(name)
+    return found
+
+
+def verdicts_contradicted(folder: Path) -> list[str]:
+    """Claims to which two places of the book give different verdicts."""
+    return [f"{claim!r}: " + "; ".join(f"{verdict} on {', '.join(sorted(pages))}" for verdict, pages in said.items())
+            for claim, said in stated_verdicts(folder).items() if len(said) > 1]
+
+
+# --- a page read in minutes -----------------------------------------------------------------------------------
+
+TALLEST = 8000  # px at 1280 px wide, every fold closed
+HEIGHT = "() => document.documentElement.scrollHeight"
+PROSE_CODE = r"""() => {
+  const out = [], skip = 'pre, code, .math, mjx-container, .provenance, .highlight, script, style, svg, .sd-badge';
+  const walker = document.createTreeWalker(document.querySelector('.bd-article') || document.body,
+                                           NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (n.parentElement.closest(skip)) continue;
+    for (const m of n.textContent.matchAll(/(^|[^\w\\$])([a-z][a-z0-9]*_[a-z0-9_]+)(?![\w(])/g)) out.push(m[2]);
+  }
+  return [...new Set(out)];
+}"""
+
+
+def too_tall(page) -> list[str]:
+    """The page, every fold closed, taller than ``TALLEST`` px (measure it at 1280 px wide)."""
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = false; })")
+    height = page.evaluate(HEIGHT)
+    return [f"the page is {height} px tall with its folds closed (at most {TALLEST})"] if height > TALLEST else []
+
+
+def code_in_prose(page) -> list[str]:
+    """Code names (``linear_qk``, ``d_model``) in the page's text outside code, math and provenance."""
+    return [f"a code name in the prose: {name!r}" for name in page.evaluate(PROSE_CODE)]

@@ -1,6 +1,6 @@
 """The built book in a real browser: every page at desktop (1280 px) and phone (400 px) width.
 
-Zero console errors and failed requests, every image loaded, math rendered by MathJax with no raw TeX
+Zero console errors and failed requests, no code name in the prose, one verdict per claim across pages, every image loaded, math rendered by MathJax with no raw TeX
 left, every internal link resolving, nothing wider than a phone screen outside a box that scrolls
 sideways, and no Python object reprs or ``nan`` in the text. What a reader must never meet (``reader``):
 a table caption that scrolls away with its table or runs off a phone's screen, a raw ``False``/``True``/
@@ -126,6 +126,7 @@ def test_every_page_renders_cleanly_in_a_real_browser(site):
                 else:
                     problems += [f"{where}: a table needs a sideways scroll on a desktop: {caption}"
                                  for caption in page.evaluate(SCROLLING_TABLES)]
+                    problems += [f"{where}: {found}" for found in reader.code_in_prose(page)]
                     for href in page.eval_on_selector_all("a[href]", "els => els.map(e => e.href)"):
                         target, fragment = urldefrag(href)
                         if not target.startswith(base):
@@ -145,3 +146,9 @@ def test_every_page_renders_cleanly_in_a_real_browser(site):
 
 def test_no_page_quotes_a_count_that_the_page_holding_it_contradicts(tiny_html):
     assert not reader.counts_contradicted(tiny_html.parent)
+
+
+def test_every_page_gives_a_claim_the_verdict_its_ledger_row_gives(tiny_html):
+    said = reader.stated_verdicts(tiny_html.parent)
+    assert len(said) >= 10  # the comparison tables, the ledger and the intro were read
+    assert not reader.verdicts_contradicted(tiny_html.parent)

@@ -71,3 +71,45 @@ def test_a_count_the_intro_quotes_is_checked_against_the_page_that_holds_it(tmp_
     assert write("8 theorems", "head") == [
         "the intro says 8 theorem(s), the theory page has 4",
         "the reproducing page puts the criteria at the head of the ledger, whose first table is: Claims by section"]
+
+
+def _ledger_row(says: str, verdict: str) -> str:
+    return (f"<tr><td><span class='sd-badge'>{verdict}</span></td><td>a quantity</td><td>{says}</td><td>1</td></tr>")
+
+
+def _verdict_table(*rows: str) -> str:
+    return ("<table><thead><tr><th>verdict</th><th>quantity</th><th>paper says</th><th>ours</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def test_a_claim_given_two_verdicts_on_two_pages_is_found_and_one_verdict_everywhere_passes(tmp_path):
+    claim = "saturates (17–23) (§6, Table 4)"
+    (tmp_path / "ledger.html").write_text(f"<article>{_verdict_table(_ledger_row(claim, 'claim holds, value differs'))}"
+                                          "</article>")
+    (tmp_path / "intro.html").write_text("<article><li>§6 Table 4: \"saturates (17–23)\" (§6, Table 4), claim holds, "
+                                         "value differs (Table R6.1)</li></article>")
+    assert reader.verdicts_contradicted(tmp_path) == []
+    (tmp_path / "predictability.html").write_text(
+        f"<article>{_verdict_table(_ledger_row(claim, 'not reproduced'))}</article>")
+    found = reader.verdicts_contradicted(tmp_path)
+    assert len(found) == 1 and "saturates" in found[0] and "not reproduced on predictability.html" in found[0]
+
+
+@pytest.mark.parametrize("defective", [True, False])
+def test_a_page_too_tall_with_its_folds_closed_and_a_code_name_in_its_prose_are_found(tmp_path, defective):
+    from playwright.sync_api import sync_playwright
+
+    fold = "<details><summary>The evidence</summary><div style='height: 20000px'>tables</div></details>"
+    body = (("<div style='height: 9000px'>a long page</div><p>the linear_qk teacher</p>" if defective else
+             "<p>the linear teacher, and <code>r_star</code> typed as code</p>") + fold)
+    (tmp_path / "page.html").write_text(f"<html><body><article class='bd-article'>{body}</article></body></html>")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto((tmp_path / "page.html").as_uri())
+        found = reader.too_tall(page) + reader.code_in_prose(page)
+        browser.close()
+    if defective:
+        assert len(found) == 2 and "px tall" in found[0] and "'linear_qk'" in found[1], found
+    else:
+        assert found == []

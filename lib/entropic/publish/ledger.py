@@ -29,6 +29,8 @@ OURS = ("convex regression on recovered attention", "maximum likelihood (= train
 def section_rows(name: str, profile: str) -> list[dict]:
     """The ledger rows of one section: its comparison rows, then its claims that no row decides."""
     module = registry.module(name)
+    if not module.CLAIMS:  # a section beyond the paper that judges hypotheses of its own, no claim of the paper
+        return []
     shown = build.shown_profile(name, profile, {})
     results = runner.run(name, shown, compute=False, progress=False, log=lambda *_: None)
     base = {"section": name, "title": module.TITLE, "table": module.TABLE, "profile": shown}

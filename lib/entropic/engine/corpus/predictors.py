@@ -105,8 +105,8 @@ def lag_mi(tokens, max_lag: int = 64, min_count: int = 20, null_permutations: in
       the effective number of independent pairs and raises the plug-in bias: a shuffled null underestimates
       that bias on an autocorrelated stream and counts it as dependence at every lag (a lag-1 copy chain gets
       all 64 lags "informative" under shuffles). The decision is the ``"max"`` rule's, over the shifted copies.
-    * ``"max"`` (the earlier rule, a second reading): the profile I_1 … I_K of every shuffled copy is computed, and a lag is
-      informative when its I_k exceeds the **largest value over all lags of every shuffled copy**: its
+    * ``"max"`` (the earlier rule, a second reading): the profile I_1 … I_K of every shuffled copy is computed,
+      and a lag is informative when its I_k exceeds the **largest value over all lags of every shuffled copy**: its
       permutation p-value (1 + #{copies whose max over lags ≥ I_k}) / (B + 1) is then 1/(B + 1). The
       test is on the maximum over lags, so the chance that a stream without any dependence shows even
       one informative lag is at most 1/(B + 1) (2.5 % for B = 39): noise is not counted as structure.

@@ -31,20 +31,15 @@ from ...jobs.config import (
     text,
 )
 from ...jobs.store import Job
-from ...report.verdicts import Claim
 
 TITLE = "The attention-native rank of real text (beyond the paper)"
 TABLE = "tbl-text_rank-verdicts"  # the label of the page's table of verdicts (the ledger links to it)
 ROUTING = "routing"  # the name of the power check's corpus in jobs and tables
 READS = ("real_corpora",)  # its page reads App. B's stored r = D/H models and lag-MI predictor
 
-CLAIMS = {
-    "low_rank": Claim("whether real-language tasks admit a low-rank attention-native description is open", None,
-                      "§7, Limitations; App. C"),
-    "separates": Claim("measured effective rank does not separate corpora (CV 0.06–0.20; the predictor's 0.66)",
-                       0.20, "§7, Limitations; App. B.4"),
-    "predicts": Claim("the data-side lag-MI predictor, the paper's data-only rank of a corpus", None, "App. B.2"),
-}
+# The paper makes no claim this section could reproduce: it names the question open (§7, App. C). The page judges
+# the hypotheses it declared (``declared``) by their own rules, and the ledger of the paper's claims has no row here.
+CLAIMS: dict = {}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,244 @@
+"""The capacity sweep's tables and verdicts, by the rules of ``declared``: the deficiency curves, the tolerance τ,
+the attention-native rank r̂ per corpus and budget, the power check, the reuse check and the three claims.
+
+The widest students of the real corpora come from App. B's stored models when ``Config.reuse`` holds (``widest``):
+App. B's page is read, never recomputed (the notebook passes its results in)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ...engine import statistics as stats
+from ...engine.spectral import energy_effective_rank_from_spectrum
+from ...report import verdicts
+from .spec import ROUTING
+
+CV_LIMIT = 0.20  # (b): the top of the paper's range for the model-side measures' across-corpus CV
+
+
+# --- the rows ------------------------------------------------------------------------------------------------
+
+
+def widest(cfg, appendix_b) -> pd.DataFrame:
+    """App. B's stored models standing in for the widest students of the real corpora (``Config.reuse``): its
+    d_model = cfg.d_model models of the seeds asked, at the checkpoints of the sweep's budget, with the per-head
+    R_eff of their kernels (and R̃_eff where App. B stored spectra). Empty without ``reuse`` or App. B's results.
+    A mismatch of App. B's protocol with the sweep's raises ValueError naming it."""
+    columns = ["corpus", "rank", "seed", "step", "tokens", "val_loss", "kernel_rank", "kernel_energy_rank",
+               "source"]
+    if not cfg.reuse or appendix_b is None or "models" not in appendix_b.tables:
+        return pd.DataFrame(columns=columns)
+    app = appendix_b.cfg
+    for name in ("layers", "heads", "context", "batch_size", "lr", "weight_decay", "block", "val_every",
+                 "tail_fraction", "eval_windows"):
+        if getattr(app, name) != getattr(cfg, name):
+            raise ValueError(f"App. B's {name} is {getattr(app, name)}, the sweep's {getattr(cfg, name)}: its models "
+                             f"are not the sweep's widest students (run with reuse=false)")
+    models = appendix_b["models"]
+    models = models[(models["d_model"] == cfg.d_model) & (models["budget"] >= cfg.tokens)
+                    & models["seed"].isin(cfg.seeds) & models["corpus"].isin(cfg.corpora)]
+    marks = {m * cfg.batch_size * cfg.context for m in cfg.marks()}
+    models = models[models["tokens"].isin(marks)]
+    models = models[models["budget"] == models.groupby("corpus")["budget"].transform("min")]  # one grid per corpus
+    heads = appendix_b["heads"]
+    keys = ["corpus", "d_model", "budget", "tokens", "seed"]
+    rank = heads.groupby(keys)["static_kernel_rank"].mean().rename("kernel_rank")
+    out = models.join(rank, on=keys)
+    if "spectra" in appendix_b.tables:
+        energy = _energy(appendix_b["spectra"], keys)
+        out = out.join(energy, on=keys) if energy is not None else out.assign(kernel_energy_rank=math.nan)
+    else:
+        out = out.assign(kernel_energy_rank=math.nan)
+    out = out.assign(rank=cfg.widest, source="App. B's stored models")
+    return out.reindex(columns=columns)
+
+
+def _energy(spectra: pd.DataFrame, keys: list[str]) -> pd.Series | None:
+    """Mean per-head R̃_eff (eq. 2) of W_QK from App. B's stored spectra, per model and checkpoint (None where none)."""
+    if "matrix" not in spectra or "values" not in spectra:
+        return None
+    own = spectra[spectra["matrix"] == "W_QK"]
+    if own.empty:
+        return None
+    own = own.assign(energy=[float(energy_effective_rank_from_spectrum(np.asarray(v, dtype=float)))
+                             for v in own["values"]])
+    return own.groupby(keys)["energy"].mean().rename("kernel_energy_rank")
+
+
+def rows(results, appendix_b=None) -> pd.DataFrame:
+    """Every student, every checkpoint: corpus, rank, seed, step, tokens, val_loss, mean per-head R_eff and R̃_eff
+    of its kernels, and where it comes from (trained by the sweep, or App. B's stored model); the reuse check's
+    student is left out (``check``)."""
+    models = results["models"]
+    kernels = results["kernels"]
+    per_head = kernels[kernels["head"] != "all"].groupby(["corpus", "rank", "seed", "step"])[
+        ["kernel_rank", "kernel_energy_rank"]].mean()
+    own = models.join(per_head, on=["corpus", "rank", "seed", "step"]).assign(source="trained by the sweep")
+    checked = [e.params for e in results.entries if e.job.endswith("-check") or "-check-" in e.job]
+    for p in checked:
+        own = own[~((own["corpus"] == p["corpus"]) & (own["rank"] == p["rank"]) & (own["seed"] == p["seed"]))]
+    reused = widest(results.cfg, appendix_b)
+    return pd.concat([own, reused], ignore_index=True) if len(reused) else own
+
+
+def check(results, appendix_b=None) -> pd.DataFrame:
+    """The reuse check: the widest student trained again by the sweep's engine beside App. B's stored one (same
+    corpus, seed and checkpoints)."""
+    checked = [e for e in results.entries if e.job.endswith("-check") or "-check-" in e.job]
+    reused = widest(results.cfg, appendix_b)
+    if not checked or reused.empty:
+        return pd.DataFrame()
+    p = checked[0].params
+    models = results["models"]
+    again = models[(models["corpus"] == p["corpus"]) & (models["rank"] == p["rank"]) & (models["seed"] == p["seed"])]
+    stored = reused[(reused["corpus"] == p["corpus"]) & (reused["seed"] == p["seed"])]
+    both = again.set_index("tokens")["val_loss"].rename("trained again").to_frame().join(
+        stored.set_index("tokens")["val_loss"].rename("App. B's stored model"), how="inner")
+    both["difference"] = both["trained again"] - both["App. B's stored model"]
+    return both.assign(corpus=p["corpus"], seed=p["seed"])
+
+
+# --- the curves, τ and r̂ --------------------------------------------------------------------------------------
+
+
+def curves(students: pd.DataFrame) -> pd.DataFrame:
+    """Per (corpus, tokens, rank): the seeds' mean and standard deviation of the validation loss, and their count."""
+    by = students.groupby(["corpus", "tokens", "rank"])["val_loss"]
+    return pd.DataFrame({"mean": by.mean(), "sd": by.std(ddof=1), "seeds": by.size()})
+
+
+def tolerance(curve: pd.DataFrame) -> tuple[float, float]:
+    """(s, τ) of one corpus and budget (``curve`` indexed by rank): the pooled standard deviation over widths and
+    τ = 2 · s · √(2/n) (``declared``: "the tolerance and r̂")."""
+    usable = curve[curve["seeds"] >= 2]
+    if usable.empty:
+        return math.nan, math.nan
+    s = math.sqrt(float((usable["sd"] ** 2).mean()))
+    n = float(usable["seeds"].min())
+    return s, 2 * s * math.sqrt(2 / n)
+
+
+def rank_hat(curve: pd.DataFrame, tau: float) -> int | None:
+    """r̂: the smallest rank whose mean loss is within τ of the widest rank's (None when the widest is missing)."""
+    if curve.empty or not math.isfinite(tau):
+        return None
+    top = curve.index.max()
+    within = curve.index[curve["mean"] - curve.loc[top, "mean"] <= tau]
+    return int(within.min())
+
+
+def ranks(students: pd.DataFrame, grid) -> pd.DataFrame:
+    """Per (corpus, tokens): s, τ, r̂ (and r̂ at τ/2 and 2τ), the loss gap of the next narrower width; r̂ only where
+    every width of ``grid`` (the ranks asked) is stored with the same number of seeds, at least two."""
+    table = curves(students)
+    widest_rank, out = max(grid), []
+    for (corpus, tokens), curve in table.groupby(level=["corpus", "tokens"]):
+        curve = curve.droplevel(["corpus", "tokens"]).sort_index()
+        complete = set(grid) <= set(curve.index) and curve["seeds"].nunique() == 1 and curve["seeds"].min() >= 2
+        s, tau = tolerance(curve)
+        hat = rank_hat(curve, tau) if complete else None
+        narrower = curve.index[curve.index < hat] if hat is not None else []
+        gap = float(curve.loc[narrower.max(), "mean"] - curve.loc[widest_rank, "mean"]) if len(narrower) else math.nan
+        out.append({"corpus": corpus, "tokens": int(tokens), "widths": len(curve), "seeds": int(curve["seeds"].min()),
+                    "s": s, "tau": tau, "r_hat": hat,
+                    "r_hat_half_tau": rank_hat(curve, tau / 2) if complete else None,
+                    "r_hat_double_tau": rank_hat(curve, 2 * tau) if complete else None,
+                    "gap_below": gap, "complete": complete,
+                    "widest_loss": float(curve.loc[widest_rank, "mean"]) if widest_rank in curve.index else math.nan})
+    return pd.DataFrame(out)
+
+
+# --- the outcomes -----------------------------------------------------------------------------------------------
+
+SUPPORTED, CONTRADICTED, UNDECIDED, MISSING = "supported", "contradicted", "undecided", "not computed yet"
+# The declared claims are this book's hypotheses, not the paper's claims: their outcomes are named for what they
+# are (supported, contradicted, undecided) and are not counted in the ledger of the paper's claims.
+CLAIM_WORDS = {"low_rank": "real text admits a low-rank attention-native description",
+               "separates": "r̂ separates corpora", "predicts": "the lag-MI predictor predicts r̂"}
+
+
+def budgets(results) -> tuple[int, int | None]:
+    """(the budget the outcomes use, the one before it that (a) is checked against), in tokens."""
+    cfg = results.cfg
+    marks = [m * cfg.batch_size * cfg.context for m in cfg.marks()]
+    return marks[-1], (marks[-2] if len(marks) > 1 else None)
+
+
+def power(results, table: pd.DataFrame) -> dict:
+    """The power check (``declared``): r̂ of the routing corpus at the budget against its kernel's rank."""
+    budget, _ = budgets(results)
+    own = table[(table["corpus"] == ROUTING) & (table["tokens"] == budget)]
+    hat = None if own.empty or pd.isna(own["r_hat"].iloc[0]) else int(own["r_hat"].iloc[0])
+    return {"r_hat": hat, "expected": results.cfg.routing_rank, "passes": hat == results.cfg.routing_rank,
+            "complete": hat is not None}
+
+
+def _outcome(claim: str, quantity: str, value, supported: bool | None, why: str = "") -> dict:
+    outcome = MISSING if supported is None and why.startswith("not") else UNDECIDED if why or supported is None \
+        else SUPPORTED if supported else CONTRADICTED
+    return {"claim": CLAIM_WORDS[claim], "key": claim, "quantity": quantity, "ours": value, "outcome": outcome,
+            "why": why}
+
+
+def compare(results, appendix_b=None) -> pd.DataFrame:
+    """The three declared claims by their declared rules: (a) per corpus, (b) and (c) across corpora."""
+    cfg = results.cfg
+    table = ranks(rows(results, appendix_b), cfg.ranks)
+    budget, before = budgets(results)
+    sees = power(results, table)
+    at = table[table["tokens"] == budget].set_index("corpus")
+    earlier = table[table["tokens"] == before].set_index("corpus") if before else pd.DataFrame()
+    out, open_ = [], False
+    for corpus in cfg.corpora:
+        hat = at["r_hat"].get(corpus) if corpus in at.index else None
+        if hat is None or pd.isna(hat):
+            out.append(_outcome("low_rank", f"{corpus}: r̂ at {budget / 1e6:g}M tokens", math.nan, None,
+                                "not every width of its sweep is stored yet"))
+            open_ = True
+            continue
+        hat = int(hat)
+        holds, why = hat < cfg.widest, ""
+        if not sees["passes"]:
+            why = "power: the sweep does not read the routing corpus's rank"
+        elif corpus in earlier.index and not pd.isna(earlier["r_hat"].get(corpus)) \
+                and (int(earlier.loc[corpus, "r_hat"]) < cfg.widest) != holds:
+            why = f"budget: the outcome differs at {before / 1e6:g}M tokens"
+        open_ |= bool(why)
+        out.append(_outcome("low_rank", f"{corpus}: r̂ = {hat} of {cfg.widest} (τ = {at.loc[corpus, 'tau']:.2g} nats)",
+                            hat, holds, why))
+    hats = pd.Series({c: float(at.loc[c, "r_hat"]) for c in cfg.corpora
+                      if c in at.index and not pd.isna(at["r_hat"].get(c))})
+    if len(hats) < 3:
+        for key in ("separates", "predicts"):
+            out.append(_outcome(key, "across corpora", math.nan, None, "not enough corpora have r̂ yet"))
+        return pd.DataFrame(out)
+    cv = stats.coefficient_of_variation(hats)
+    why = "a corpus's r̂ is undecided or missing" if open_ else ""
+    out.append(_outcome("separates", f"CV of r̂ across {len(hats)} corpora (> {CV_LIMIT} separates)", cv,
+                        cv > CV_LIMIT, why))
+    pred = predictor(appendix_b, hats.index)
+    if pred is None or hats.nunique() < 2:
+        out.append(_outcome("predicts", "Pearson(predicted rank, r̂)", math.nan, None,
+                            "r̂ is the same for every corpus" if pred is not None else "App. B's predictor is missing"))
+        return pd.DataFrame(out)
+    r = stats.pearson(pred, hats.loc[pred.index])
+    p = stats.permutation_p(pred.to_numpy(), hats.loc[pred.index].to_numpy())
+    significant = p < verdicts.SIGNIFICANCE
+    out.append(_outcome("predicts", f"Pearson(predicted rank, r̂) across {len(pred)} corpora, p = {p:.2g} (|r| ≥ "
+                        f"{stats.critical_r(len(pred)):.2f} needed)", r, (r > 0) if significant else None,
+                        why or ("" if significant else "not significant: the corpora cannot decide the sign")))
+    return pd.DataFrame(out)
+
+
+def predictor(appendix_b, corpora) -> pd.Series | None:
+    """App. B's data-side predicted rank per corpus (its main reading: the effective number of informative lags,
+    under the circular-shift null where it is stored), or None."""
+    if appendix_b is None or "predictor" not in appendix_b.tables:
+        return None
+    table = appendix_b["predictor"].drop_duplicates("corpus").set_index("corpus")
+    column = "effective_lags_shift" if "effective_lags_shift" in table else "effective_lags"
+    found = [c for c in corpora if c in table.index]
+    return table.loc[found, column].astype(float) if len(found) >= 3 else None
