@@ -13,16 +13,6 @@ from entropic.publish import launch, site
 
 # --- units ---------------------------------------------------------------------------------------------
 
-def test_the_site_of_a_repository_is_its_github_pages_address(monkeypatch):
-    monkeypatch.delenv("ENTROPIC_SITE_URL", raising=False)
-    assert site.site_url("https://github.com/Entropic-Bound/entropic") == "https://entropic-bound.github.io/entropic/"
-    assert site.site_url("https://github.com/someone/someone.github.io") == "https://someone.github.io/"
-    with pytest.raises(ValueError, match="ENTROPIC_SITE_URL"):
-        site.site_url("https://gitlab.com/someone/entropic")
-    monkeypatch.setenv("ENTROPIC_SITE_URL", "https://example.org/book")
-    assert site.site_url("https://gitlab.com/someone/entropic") == "https://example.org/book/"
-
-
 def test_the_repository_comes_from_the_workflow_else_the_configuration(monkeypatch):
     monkeypatch.setenv("ENTROPIC_REPOSITORY", "https://github.com/fork/entropic/")
     assert site.repository_url() == "https://github.com/fork/entropic"
@@ -40,13 +30,25 @@ def test_the_commit_is_the_workflows_else_the_clones(monkeypatch):
     assert site.commit() is None or re.fullmatch(r"[0-9a-f]{40}", site.commit())
 
 
-def test_the_footer_names_licences_version_date_commit_and_pdf(monkeypatch):
-    monkeypatch.delenv("ENTROPIC_SITE_URL", raising=False)
+def test_the_footer_names_licences_version_date_commit_and_pdf():
     text = site.footer("https://github.com/o/r", "b" * 40, "2026-12-01", "9.9.9")
     for part in ("CC BY 4.0", "MIT", "entropic 9.9.9", "built 2026-12-01", "https://github.com/o/r/commit/" + "b" * 40,
-                 "https://o.github.io/r/entropic-bound.pdf"):
+                 f'href="{site.PDF_LINK}"'):
         assert part in text, part
     assert "commit" not in site.footer("https://github.com/o/r", None, "2026-12-01")
+
+
+def test_every_page_links_the_pdf_at_the_sites_root_relative_to_itself():
+    def context(page: str) -> dict:
+        depth = page.count("/")
+        return {"pathto": lambda name, _: "../" * depth + name, "body": f'<a href="{site.PDF_LINK}">PDF</a>',
+                "theme_extra_footer": site.footer("https://github.com/o/r", None, "2026-12-01")}
+
+    for page, address in (("build/sections/intro", "../../entropic-bound.pdf"), ("index", "entropic-bound.pdf")):
+        found = context(page)
+        site._relative_pdf(None, page, "page.html", found, None)
+        assert f'href="{address}"' in found["body"] and f'href="{address}"' in found["theme_extra_footer"]
+        assert site.PDF_LINK not in str(found)
 
 
 def test_binder_gets_python_3_11_the_cpu_torch_of_the_lock_and_the_pinned_project():

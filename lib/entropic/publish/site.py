@@ -38,17 +38,6 @@ def repository_url(root: Path = paths.ROOT) -> str:
     return url.rstrip("/")
 
 
-def site_url(repository: str) -> str:
-    """Where GitHub Pages serves the book of ``repository`` (``ENTROPIC_SITE_URL`` overrides it)."""
-    if os.environ.get("ENTROPIC_SITE_URL"):
-        return os.environ["ENTROPIC_SITE_URL"].rstrip("/") + "/"
-    host, owner, name = repository.removeprefix("https://").split("/")
-    if host != "github.com":
-        raise ValueError(f"no Pages address is known for {repository}; set ENTROPIC_SITE_URL")
-    owner = owner.lower()
-    return f"https://{owner}.github.io/" + ("" if name.lower() == f"{owner}.github.io" else f"{name}/")
-
-
 def commit() -> str | None:
     """The commit the book is built from: the workflow's ``GITHUB_SHA``, else the clone's HEAD (None when
     neither is known, as in a regular install)."""
@@ -71,11 +60,15 @@ def build_date() -> str:
     return moment.strftime("%Y-%m-%d")
 
 
+PDF_LINK = "@ENTROPIC-PDF@"  # the PDF's address on a page, written relative to that page when it is built (setup)
+
+
 def footer(repository: str, sha: str | None, date: str, version: str = __version__) -> str:
-    """The line under every page: the licences, then version, build date, commit and the PDF."""
+    """The line under every page: the licences, then version, build date, commit and the PDF (at the site's root,
+    linked relative to each page: the published site's, or the local build's once ``make pdf`` has run)."""
     built = (f'built {date} from commit <a href="{repository}/commit/{sha}">{sha[:7]}</a>' if sha
              else f"built {date}")
-    pdf = f'{site_url(repository)}{PDF_NAME}'
+    pdf = PDF_LINK
     return (f'<p class="entropic-footer">Text and figures: <a href="{TEXT_LICENSE[1]}">{TEXT_LICENSE[0]}</a>; '
             f'code: <a href="{repository}/blob/main/LICENSE">{CODE_LICENSE}</a>; the corpora of App. B keep '
             f'their own licences. entropic {version}, {built}. '
@@ -93,10 +86,25 @@ def book_config(root: Path, target: Path, builder: str = "html") -> Path:
     config.setdefault("repository", {})["url"] = repository
     config.setdefault("html", {})["extra_footer"] = footer(repository, commit(), build_date())
     sphinx = config.setdefault("sphinx", {}).setdefault("config", {})
-    sphinx.setdefault("myst_substitutions", {})["pdf"] = \
-        f"[the whole book as one PDF]({site_url(repository)}{PDF_NAME})"
+    sphinx.setdefault("myst_substitutions", {})["pdf"] = f'<a href="{PDF_LINK}">the whole book as one PDF</a>'
+
+    sphinx["extensions"] = [*sphinx.get("extensions", []), "entropic.publish.site"]
     if builder == "singlehtml":
-        sphinx["extensions"] = [*sphinx.get("extensions", []), "entropic.publish.pdf"]
+        sphinx["extensions"] = [*sphinx["extensions"], "entropic.publish.pdf"]
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(yaml.safe_dump(config, sort_keys=False, allow_unicode=True))
     return target
+
+
+def _relative_pdf(app, pagename, templatename, context, doctree) -> None:
+    """Every ``PDF_LINK`` of a page (its footer) as the PDF's address relative to that page."""
+    address = context["pathto"](PDF_NAME, 1)
+    for key, value in list(context.items()):
+        if isinstance(value, str) and PDF_LINK in value:
+            context[key] = value.replace(PDF_LINK, address)
+
+
+def setup(app):
+    """Sphinx extension of every build (``book_config`` lists it): the PDF linked relative to each page."""
+    app.connect("html-page-context", _relative_pdf)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
