@@ -1,12 +1,12 @@
 """The built book in a real browser: every page at desktop (1280 px) and phone (400 px) width.
 
 Zero console errors and failed requests, no code name in the prose, one verdict per claim across pages, every
-image loaded, math rendered by MathJax with no raw TeX left, every internal link resolving, nothing wider than a phone screen outside a box that scrolls
-sideways, and no Python object reprs or ``nan`` in the text. What a reader must never meet (``reader``):
-a table caption that scrolls away with its table or runs off a phone's screen, a raw ``False``/``True``/
-``None``/``nan`` cell, a code name as a column header, an image whose alt text is a path, clipped math,
-figure text under 9 px on a phone, a runner's ``[entropic]`` line; on a desktop, no table needs a sideways
-scroll. Across pages, no count a page quotes is contradicted by the page that holds it. A page with a
+image loaded, math rendered by MathJax with no raw TeX left, every internal link resolving, nothing wider than a
+phone screen outside a box that scrolls sideways, and no Python object reprs or ``nan`` in the text. What a reader
+must never meet (``reader``): a table caption that scrolls away with its table or runs off a phone's screen, a raw
+``False``/``True``/``None``/``nan`` cell, a code name as a column header, an image whose alt text is a path,
+clipped math, figure text under 9 px on a phone, a runner's ``[entropic]`` line; on a desktop, no table needs a
+sideways scroll. Across pages, no count a page quotes is contradicted by the page that holds it. A page with a
 problem is screenshot into ``_build/screens/`` of the book built for the tests
 (``../shared/tools/look-at-book`` screenshots every page).
 
