@@ -21,7 +21,7 @@ COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "pape
 # Why a claim is not reproduced or not decided, one class per finding (``findings``):
 FAILS = "fails on our data"
 POWER = "undecided: power (too few points to decide the sign)"
-BUDGET = "undecided: budget (the verdict changes with the training budget)"
+BUDGET = "undecided: budget (still moving with the training budget)"
 BEYOND_LIMIT = "beyond the paper: a limit the paper stated is exceeded by an estimator of ours"
 OURS = ("convex regression on recovered attention", "maximum likelihood (= training)")  # estimator kinds of ours
 
@@ -79,20 +79,21 @@ def summary_sentence(ledger: pd.DataFrame) -> str:
     again = int(ledger["section"].isin(beyond).sum())
     where = (f" ({again} of them on the part {BEYOND.lower()}, which judges statements of the paper on "
              f"estimators of its own)" if again else "")
+    unchecked = int(total[verdicts.NOT_CHECKED])
     return (f"Of **{int(total['claims'])}** verdicts on the paper's quantitative claims, one per claim and "
-            f"regime{where}: " + ", ".join(parts) + ". " + by_estimator_sentence(ledger))
+            f"regime{where}: " + ", ".join(parts) + ". "
+            + (f"The {unchecked} claims no table decides are listed as *not checked*, with why." if unchecked else
+               "Every claim the ledger lists is decided by a table of the book."))
 
 
-def by_estimator_sentence(ledger: pd.DataFrame) -> str:
-    """Which verdicts come from which kind of estimator, in one sentence (rows over several kinds counted once,
-    under their joined kinds)."""
+def by_estimator(ledger: pd.DataFrame) -> pd.DataFrame:
+    """Verdict counts per kind of estimator behind our number (a row over several kinds counted once, under their
+    joined kinds), every verdict a column (those no row has left out)."""
     decided = ledger[ledger["verdict"] != verdicts.NOT_CHECKED]
-    parts = []
-    for kind, group in decided.groupby("estimator", sort=False):
-        counts = verdicts.counts(group)
-        inner = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-        parts.append(f"{len(group)} from {kind} ({inner})")
-    return "By the kind of estimator behind our number: " + "; ".join(parts) + "." if parts else ""
+    table = pd.DataFrame({kind: verdicts.counts(group) for kind, group in decided.groupby("estimator", sort=False)}).T
+    table = table.loc[:, (table != 0).any()]
+    table.insert(0, "claims", table.sum(axis=1))
+    return table.rename_axis("kind of estimator behind our number")
 
 
 
@@ -100,7 +101,7 @@ def reason(row, part_of: dict[str, str]) -> str:
     """The reason class of a finding (``FAILS``, ``POWER``, ``BUDGET`` or ``BEYOND_LIMIT`` with the kind)."""
     if row["verdict"] in (verdicts.NOT_SIGNIFICANT, verdicts.UNDEFINED):
         return POWER
-    if isinstance(row.get("undecided"), str) and row["undecided"] == "budget":
+    if row["verdict"] == verdicts.UNDECIDED:
         return BUDGET
     kinds = verdicts.estimator_kinds(row["estimator"]) if isinstance(row.get("estimator"), str) else []
     ours = [k for k in kinds if k in OURS]
@@ -113,7 +114,8 @@ def findings(ledger: pd.DataFrame, part_of: dict[str, str] | None = None) -> pd.
     """The claims that do not reproduce and those the data cannot decide, each with its reason class, in the
     ledger's order: section, the deciding table, the paper's words, our quantity, the verdict, the reason."""
     part_of = build.toc_parts() if part_of is None else part_of
-    chosen = ledger[ledger["verdict"].isin([verdicts.NOT_REPRODUCED, verdicts.NOT_SIGNIFICANT, verdicts.UNDEFINED])]
+    chosen = ledger[ledger["verdict"].isin([verdicts.NOT_REPRODUCED, verdicts.NOT_SIGNIFICANT, verdicts.UNDECIDED,
+                                            verdicts.UNDEFINED])]
     rows = [{"section": row["section"], "title": row["title"], "table": row["table"], "paper says": row["paper says"],
              "where": row["where"], "quantity": row["quantity"], "verdict": row["verdict"],
              "reason": reason(row, part_of)} for _, row in chosen.iterrows()]
