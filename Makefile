@@ -2,6 +2,7 @@
 #   make book   render every page from the committed paper-profile results and build the HTML book
 #               (make book PROFILE=quick recomputes the whole book at small size on a CPU, in minutes)
 #   make test   run the test suite
+# and one checks the paper book and its PDF as a reader meets them (CI runs it after make test): make check;
 # and one prints the book: make pdf (_build/pdf/entropic-bound.pdf, through Debian's chromium).
 # The environment holds the package with its extras: [book] (papermill, Jupyter Book, Playwright),
 # [cluster] (Dask) and [test]; cffconvert, which checks CITATION.cff, lives in .venv/cffconvert (its
@@ -15,7 +16,7 @@ CFF_STAMP := $(CFF)/.installed-stamp
 PROFILE ?=
 PROFILE_FLAG := $(if $(PROFILE),--profile $(PROFILE))
 
-.PHONY: book section pdf test lint bench clean
+.PHONY: book section pdf test check lint bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@echo "Installing the project with the pins of requirements.lock into $(VENV)/ (once; a few minutes on a fresh machine)"
@@ -44,6 +45,11 @@ pdf: $(STAMP)  ## the whole book as one PDF at PROFILE: _build/pdf/entropic-boun
 
 test: $(STAMP) $(CFF_STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup  # two processes; tests sharing a built book or a cluster stay together
+
+check: $(STAMP)  ## the paper book and its PDF as a reader meets them: heights, one verdict per claim, the preprint
+	$(MAKE) book
+	$(MAKE) pdf
+	ENTROPIC_PAPER_BOOK=1 $(PY) -m pytest -q tests/test_paper_book.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests benchmarks
