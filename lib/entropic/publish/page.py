@@ -12,13 +12,14 @@ lives in ``banner``. Used by every section notebook; ``runner`` computes, this m
 
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
 
 from ..report import verdicts
 from ..report.names import in_words
-from ..report.numbers import DASH, missing, number
+from ..report.numbers import DASH, missing, number, with_decimals
 from .banner import banner_markdown, show_banner  # noqa: F401  (every page shows its banner through page)
 from .provenance import provenance_markdown
 
@@ -118,11 +119,21 @@ def claim_mark(holds, verdict: str) -> str:
     return cell(bool(holds))
 
 
-def _with_p(ours, p) -> str | float:
-    """Our number, with the permutation p-value of a correlation beside it where the row has one."""
+def _with_p(ours, p, decimals: int = 0) -> str | float:
+    """Our number at the precision the paper states for it (``decimals``, 0: as ``number`` writes it), with the
+    permutation p-value of a correlation beside it where the row has one."""
+    shown = with_decimals(ours, decimals) if decimals else ours
     if missing(p):
-        return ours
-    return f"{number(ours)} (p = {number(p)})"
+        return shown
+    return f"{shown if isinstance(shown, str) else number(shown)} (p = {number(p)})"
+
+
+def _decimals(says: str, value) -> int:
+    """The decimals the paper writes its number with (the claim's rounding), 0 for a whole number or none."""
+    if missing(value):
+        return 0
+    resolution = verdicts.Claim(str(says), float(value), "").resolution
+    return max(0, round(-math.log10(2 * resolution))) if resolution else 0
 
 
 def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> str:
@@ -140,7 +151,9 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
         "verdict": [badge(v) + marks.get(i, "") for i, v in enumerate(comparison["verdict"])],
         "quantity": comparison.index,
         "paper says": comparison["paper says"] + " (" + comparison["where"] + ")",
-        "ours": [_with_p(o, p) for o, p in zip(comparison["ours"], comparison["p"], strict=True)],
+        "ours": [_with_p(o, p, _decimals(says, value)) for o, p, says, value in
+                 zip(comparison["ours"], comparison["p"], comparison["paper says"], comparison["paper value"],
+                     strict=True)],
         "claim holds": [claim_mark(h, v) for h, v in zip(comparison["claim holds"], comparison["verdict"],
                                                           strict=True)],
         "value agrees (tolerance)": [_agreement(a, t) for a, t in zip(comparison["value agrees"],

@@ -27,6 +27,17 @@ def power_of_ten(value: float, digits: int = 3) -> str:
     return f"{mantissa.replace('-', MINUS)}×10{str(int(exponent)).translate(SUPERSCRIPTS)}"
 
 
+def with_decimals(value, decimals: int) -> str:
+    """``value`` at a fixed number of decimals (the precision a paper states: 1.10, 2.31), else as ``number``
+    writes it; a value too small or too large for those decimals falls back to ``number``."""
+    if missing(value) or isinstance(value, bool | np.bool_) or decimals <= 0:
+        return number(value)
+    value = float(value)
+    if not math.isfinite(value) or (value != 0 and not 10 ** -decimals <= abs(value) < 1e5):
+        return number(value)
+    return f"{value:.{decimals}f}".replace("-", MINUS)
+
+
 def missing(value) -> bool:
     """Whether ``value`` is no number at all: None or NaN."""
     return value is None or (isinstance(value, float | np.floating) and math.isnan(value))
