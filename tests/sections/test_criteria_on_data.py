@@ -76,18 +76,21 @@ def test_the_papers_recovery_reading_and_seed_stability_flip(tiny):
 
 def test_the_predictability_criteria_flip(tiny):
     results = tiny["predictability"]
-    est = results["estimates"]
-    soft = est["teacher"] == "softmax_qk"
-    numerical = est["v_known_numerical_rank"]
-    saturated = est.assign(v_known_numerical_rank=np.where(soft, est["r_star"] * 1.5 + 1, numerical))
-    unsaturated = est.assign(v_known_numerical_rank=np.where(soft, est["r_star"], numerical))
-    assert _holds("predictability", results, "saturation", estimates=saturated)[-1] is True
-    assert _holds("predictability", results, "saturation", estimates=unsaturated)[-1] is False
+    est, paper = results["estimates"], results["paper"]  # the softmax statements judge the paper's own inversion
+    saturated = paper.assign(paper_numerical_rank=paper["r_star"] * 1.5 + 1)
+    unsaturated = paper.assign(paper_numerical_rank=paper["r_star"])
+    assert _holds("predictability", results, "saturation", paper=saturated)[-1] is True
+    assert _holds("predictability", results, "saturation", paper=unsaturated)[-1] is False
+    assert _holds("predictability", results, "over-estimate", paper=paper.assign(
+        paper_energy_rank=paper["teacher_energy_rank"] * 1.11)) == [True]
+    assert _holds("predictability", results, "over-estimate", paper=paper.assign(
+        paper_energy_rank=paper["teacher_energy_rank"] * 1.09)) == [False]
+    exact = unsaturated.assign(paper_energy_rank=paper["teacher_energy_rank"])
+    assert _holds("predictability", results, "exactness", paper=exact) == [False]
+    assert _holds("predictability", results, "exactness", paper=saturated) == [True]
     teacher = est["teacher_energy_rank"]
     over = est.assign(v_known_energy_rank=teacher * 1.11)
     close = est.assign(v_known_energy_rank=teacher * 1.09)
-    assert _holds("predictability", results, "over-estimate", estimates=over) == [True]
-    assert _holds("predictability", results, "over-estimate", estimates=close) == [False]
     assert set(_holds("predictability", results, "energy prediction", estimates=close.assign(
         v_unknown_energy_rank=teacher))) == {True}
     assert set(_holds("predictability", results, "energy prediction", estimates=over.assign(

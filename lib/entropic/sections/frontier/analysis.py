@@ -10,6 +10,11 @@ from ...engine.statistics import coefficient_of_variation
 from ...report import verdicts
 from .spec import CLAIMS, ESTIMATORS, GOAL_ESTIMATOR, GOAL_TOLERANCE, HOLDOUT, PAPERS
 
+# The estimators that recover each sample's attention rows M̂ = Y (XV)⁺ (``recover_mixing``) before they estimate K;
+# the least-squares ones fit Y itself and never form M̂.
+RECOVERS_MIXING = ("realized_mixer", "v_known_log", "v_known_logistic", "v_unknown_alternating",
+                   "v_unknown_alternating_shrunk", "v_unknown_logistic")
+
 # --- the tables ------------------------------------------------------------------------------------
 
 def scored(frame: pd.DataFrame) -> pd.DataFrame:
