@@ -11,15 +11,23 @@ import math
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib import transforms
 from matplotlib.ticker import FixedLocator
 
 from ..report.figures import SMALL, WIDTH, fit_columns
 from ..report.numbers import number
 
 
-def _legend_below(ax, ncol: int = 2, offset: float = -0.2) -> None:
-    fit_columns(ax.figure, lambda n: ax.legend(loc="upper center", bbox_to_anchor=(0.5, offset), ncol=n,
-                                               frameon=False), ncol)
+def _legend_below(ax, ncol: int = 2) -> None:
+    """The legend centred under the axes, below its tick labels and x label: anchored at the axes' bottom edge
+    and moved down by their height in points (a fixed fraction of the axes would land on the x label of a
+    short axes, and move when the layout resizes the axes)."""
+    fig = ax.figure
+    renderer = fig.canvas.get_renderer()
+    below = (ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0) * 72 / fig.dpi + 4
+    anchor = transforms.offset_copy(ax.transAxes, fig=fig, y=-below, units="points")
+    fit_columns(fig, lambda n: ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor,
+                                         ncol=n, frameon=False), ncol)
 
 
 def _figure(height: float = 4.0):
@@ -105,7 +113,7 @@ def figure_break(demo: dict):
     ax.set_yticks(y, list(table["student"]))
     ax.invert_yaxis()
     ax.set(xlabel=r"excess at rank $r^*$  ($L - \sigma^2 T d$)", xlim=(0, 1.15 * float(table["population"].max())))
-    _legend_below(ax, ncol=1, offset=-0.25)
+    _legend_below(ax, ncol=1)
     return fig
 
 
