@@ -143,9 +143,16 @@ def check_verdicts(table: pd.DataFrame) -> None:
         if row["verdict"] == verdicts.UNDEFINED:
             assert "undefined" in quantity and math.isnan(row["ours"]) and not row["claim holds"]
             continue
-        claim = verdicts.Claim(row["paper says"], None if pd.isna(row["paper value"]) else row["paper value"], "")
-        agrees, _ = verdicts.value_check(row["ours"], claim, row["se"], bool(row["exact"]), bool(row["upper bound"]))
+        ranged = row.get("paper range")
+        claim = verdicts.Claim(row["paper says"], None if pd.isna(row["paper value"]) else row["paper value"], "",
+                               range=tuple(ranged) if isinstance(ranged, (tuple, list)) else None)
+        spread = row.get("spread")
+        agrees, _ = verdicts.value_check(row["ours"], claim, row["se"], bool(row["exact"]), bool(row["upper bound"]),
+                                         tuple(spread) if isinstance(spread, (tuple, list)) else None)
         assert agrees == (None if pd.isna(row["value agrees"]) else bool(row["value agrees"])), quantity
+        if row["verdict"] == verdicts.UNDECIDED:  # a declared rule leaves it open, and the row names why
+            assert isinstance(row["undecided"], str) and row["undecided"], quantity
+            continue
         signed = row["kind"] in verdicts.SIGNED and not pd.isna(row["p"])
         significant = bool(row["p"] < verdicts.SIGNIFICANCE) if signed else None
         assert row["verdict"] == verdicts.verdict(bool(row["claim holds"]), agrees, significant), quantity

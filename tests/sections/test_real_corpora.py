@@ -48,7 +48,7 @@ def test_with_three_corpora_every_claim_has_a_row_and_a_verdict_derived_from_its
     widest = seeds[seeds["d_model"] == seeds["d_model"].max()]
     measured = widest.groupby("corpus")["static_kernel_rank"].mean()
     pred = three["predictor"].set_index("corpus")["effective_lags"].reindex(measured.index)
-    assert pearson["ours"] == pytest.approx(np.corrcoef(pred, measured)[0, 1])
+    assert pearson["ours"] == round(np.corrcoef(pred, measured)[0, 1], 3)  # at the paper's precision (−0.272)
     assert 0 < pearson["p"] <= 1 and pearson["paper says"] == section.CLAIMS["pearson"].says
 
 
@@ -62,7 +62,9 @@ def test_the_specification_table_is_recomputed_under_every_reading(three):
     pred = three["predictor"]
     numerical = bool((pred["ridge_numerical_rank"] == pred["ablation_context"]).all())
     effective = bool((pred["ridge_rank"] >= 0.9 * pred["ablation_context"]).all())
-    assert spec.loc["ridge", "main"] == numerical and spec.loc["ridge", "full_rank: R_eff ≥ 0.9 T"] == effective
+    mark = {True: section.readings.HOLDS, False: section.readings.FAILS}  # a reading is a mark, never a verdict
+    assert spec.loc["ridge", "main"] == mark[numerical]
+    assert spec.loc["ridge", "full_rank: R_eff ≥ 0.9 T"] == mark[effective]
     flips = spec.loc["ridge", "flips on"]
     assert ("full_rank" in flips) == (numerical != effective)
 
@@ -232,8 +234,9 @@ def test_a_verdict_that_flips_with_the_budget_is_marked_in_the_main_table(three,
     assert section.budgets(doctored)["complete"].all()
     table = section.compare(doctored)
     row = table.loc[next(q for q in table.index if q.startswith("min over corpora: layer 1"))]
-    held, failed = (small, large) if holds_at == "small" else (large, small)
-    assert row["by budget"] == f"differs: holds at {held / 1e6:g}M; fails at {failed / 1e6:g}M"
+    marks = {small: "✓" if holds_at == "small" else "✗", large: "✓" if holds_at == "large" else "✗"}
+    assert row["by budget"] == f"differs: {marks[small]} at {small / 1e6:g}M; {marks[large]} at {large / 1e6:g}M"
+    assert "fails" not in row["note"] and "holds" not in row["note"]  # a budget is a reading: marks, no verdict
     assert row["claim holds"] == (holds_at == "large")  # the main table judges the largest complete budget
     text = page.comparison_markdown(table, "Cap.", "tbl-x")
     assert row["note"] and "¹" in text and row["note"] in text  # marked in the main table, listed under it
@@ -302,3 +305,29 @@ def test_the_long_run_says_where_its_validation_loss_is_lowest(three):
     text = section.facts(dataclasses.replace(three, tables={**three.tables, "models": models}), spec)["long_text"]
     assert f"lowest at {tokens[1] / 1e6:g}M tokens (3 nats per character" in text and "over-fitted" in text
     assert "over-fitted" not in section.facts(three, spec)["long_text"]  # the stored tiny run's loss falls to its end
+
+
+def test_ours_cells_have_the_unit_and_the_precision_of_the_papers(three):
+    from entropic.publish import page
+    from entropic.report.numbers import with_decimals
+
+    table = section.compare(three)
+    check_verdicts(table)
+    row = {q.split(" ")[0]: r for q, r in table.iterrows()}
+    layers = table.loc[next(q for q in table.index if q.startswith("layer 0 within"))]
+    assert layers["ours"].startswith("layer 0: ") and ", layer 1: " in layers["ours"]  # a range beside a range
+    T = int(three["predictor"]["ablation_context"].iloc[0])
+    assert row["ridge"]["ours"].endswith(f" of {T}")  # a rank of T beside "full rank"
+    shown = page.comparison_markdown(table, "App. B", "tbl-x")  # ours at the paper's precision: 0.087 → 3 decimals
+    worst = row["max"]["ours"]
+    assert f"| {with_decimals(worst, 3)} |" in shown or f"| {with_decimals(worst, 3)} (p" in shown
+
+
+def test_the_prose_names_readings_by_their_marks_never_by_a_second_verdict(three):
+    import re
+
+    facts = section.facts(three, section.specification(three))
+    verdict_words = re.compile(r"\b(fails|holds|reproduced|not significant|undecided)\b")
+    for key in ("entropy_text", "ridge_text", "long_text", "trajectory_text", "spec_flipping"):
+        assert not verdict_words.search(facts[key]), (key, facts[key])
+    assert not re.search(r"`[a-z_]+`", facts["spec_flipping"])  # claims in words, not code names

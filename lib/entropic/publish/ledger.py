@@ -16,8 +16,8 @@ from ..report import verdicts
 from . import build
 
 BEYOND = "Beyond the paper"  # the caption of the part of ``_toc.yml`` whose pages go past the paper
-COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "kind", "estimator",
-           "criterion", "claim holds", "value agrees", "verdict", "note", "undecided", "profile"]
+COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "ours shown", "kind",
+           "estimator", "criterion", "claim holds", "value agrees", "verdict", "note", "undecided", "profile"]
 # Why a claim is not reproduced or not decided, one class per finding (``findings``):
 FAILS = "fails on our data"
 POWER = "undecided: power (too few points to decide the sign)"

@@ -128,6 +128,12 @@ def _with_p(ours, p, decimals: int = 0) -> str | float:
     return f"{shown if isinstance(shown, str) else number(shown)} (p = {number(p)})"
 
 
+def _shown(frame: pd.DataFrame) -> list[str]:
+    """Each row's value as its table writes it where a section gave one (``verdicts.row``'s ``shown``), else ""."""
+    column = frame["ours shown"] if "ours shown" in frame else pd.Series("", frame.index)
+    return [text if isinstance(text, str) else "" for text in column]
+
+
 def _decimals(says: str, value) -> int:
     """The decimals the paper writes its number with (the claim's rounding), 0 for a whole number or none."""
     if missing(value):
@@ -151,9 +157,9 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
         "verdict": [badge(v) + marks.get(i, "") for i, v in enumerate(comparison["verdict"])],
         "quantity": comparison.index,
         "paper says": comparison["paper says"] + " (" + comparison["where"] + ")",
-        "ours": [_with_p(o, p, _decimals(says, value)) for o, p, says, value in
+        "ours": [shown or _with_p(o, p, _decimals(says, value)) for o, p, says, value, shown in
                  zip(comparison["ours"], comparison["p"], comparison["paper says"], comparison["paper value"],
-                     strict=True)],
+                     _shown(comparison), strict=True)],
         "claim holds": [claim_mark(h, v) for h, v in zip(comparison["claim holds"], comparison["verdict"],
                                                           strict=True)],
         "value agrees (tolerance)": [_agreement(a, t) for a, t in zip(comparison["value agrees"],
@@ -284,7 +290,8 @@ def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
                                                                    claims["section"], strict=True)],
         "quantity": claims["quantity"],
         "paper says": claims["paper says"] + " (" + claims["where"] + ")",
-        "ours": claims["ours"],
+        "ours": [shown or _with_p(o, None, _decimals(says, value)) for o, says, value, shown in
+                 zip(claims["ours"], claims["paper says"], claims["paper value"], _shown(claims), strict=True)],
         "computed by": claims["estimator"],
         "claim holds": [claim_mark(h, v) for h, v in zip(claims["claim holds"], claims["verdict"], strict=True)],
         "value agrees": claims["value agrees"],

@@ -233,13 +233,14 @@ def verdict(claim_holds: bool, agrees: bool | None, significant: bool | None = N
 
 def row(quantity: str, ours: float, claim: Claim, kind: str, holds: bool, *, estimator: str, se: float = 0.0,
         exact: bool = False, upper_bound: bool = False, p_value: float | None = None,
-        spread: tuple[float, float] | None = None, undecided: str | None = None) -> dict:
+        spread: tuple[float, float] | None = None, undecided: str | None = None, shown: str | None = None) -> dict:
     """One row of a comparison table; ``kind`` names its criterion in ``CRITERIA``, ``estimator`` the kind of
     what computed ``ours`` (``ESTIMATOR_KINDS``), ``se`` is the seed standard error of ``ours`` (``seed_se``)
     that sets the value tolerance; ``p_value`` is shown, and for a ``sign`` or ``progress`` claim a
     p ≥ SIGNIFICANCE makes the verdict ``not significant``; ``spread`` is our range for a range claim;
     ``undecided`` names why a declared rule leaves the claim undecided (e.g. "budget"), which makes the verdict
-    ``undecided``."""
+    ``undecided``; ``shown`` is our value as the table writes it where its unit or form is not a plain number
+    ("layer 0: 25–31", "62–64 of 64"), the number ``ours`` staying what the rules judge."""
     estimator_kinds(estimator)
     agrees, tolerance = value_check(float(ours), claim, se, exact, upper_bound, spread)
     significant = bool(p_value < SIGNIFICANCE) if kind in SIGNED and p_value is not None else None
@@ -248,7 +249,8 @@ def row(quantity: str, ours: float, claim: Claim, kind: str, holds: bool, *, est
             "ours": float(ours), "kind": kind, "estimator": estimator, "criterion": CRITERIA[kind],
             "claim holds": bool(holds),
             "value tolerance": tolerance, "value agrees": agrees, "se": float(se), "exact": exact,
-            "upper bound": upper_bound, "p": p_value, "undecided": undecided or "", "verdict": decided}
+            "upper bound": upper_bound, "p": p_value, "undecided": undecided or "", "verdict": decided,
+            "paper range": claim.range, "spread": spread, "ours shown": shown or ""}
 
 
 def undefined(quantity: str, claim: Claim, kind: str, why: str, *, estimator: str) -> dict:

@@ -58,7 +58,7 @@ def _pairs(results, reading: Reading, table: pd.DataFrame) -> dict[str, tuple[pd
     return {"predicted vs measured": (per_cell(reading.predictor), reading.kernel),
             "validation loss vs measured": (table[reading.split], reading.kernel),
             "H₁ (unigram) vs FFN stable rank": (per_cell("unigram_entropy"), "ffn_in_stable_rank"),
-            "H(x_t | x_{t−1}) vs FFN stable rank": (per_cell("conditional_entropy"), "ffn_in_stable_rank")}
+            "H(xₜ | xₜ₋₁) vs FFN stable rank": (per_cell("conditional_entropy"), "ffn_in_stable_rank")}
 
 
 def pooled(x, y):

@@ -14,6 +14,7 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...report import verdicts
+from ...report.numbers import number, span
 from .grid import cells as _cells
 from .grid import cv, grid, point
 from .grid import per_seed as _per_seed
@@ -37,6 +38,11 @@ MEASURED, DATA = "trained models, measured", "data statistic"
 KINDS = {"pearson": f"{MEASURED} + {DATA}", "spearman": f"{MEASURED} + {DATA}", "cv_seed": MEASURED,
          "loss_rank": MEASURED, "progress": f"{MEASURED} + {DATA}", "layers": MEASURED, "layer_values": MEASURED,
          "ffn": f"{MEASURED} + {DATA}", "measure_cv": MEASURED, "predictor_cv": DATA, "ridge": DATA, "repeat": DATA}
+
+
+def whole_span(values) -> str:
+    """The range of ``values`` at the precision of the paper's layer ranges (whole numbers): "25–31"."""
+    return span(np.round(np.asarray(values, dtype=float)))
 
 
 def _width(results, reading: Reading) -> int:
@@ -87,6 +93,17 @@ def _full_rank(pred: pd.DataFrame, reading: Reading) -> tuple[float, bool]:
     else:
         share = pred["ridge_rank"] / T
     return float(share.min()), bool((share >= 0.9).all())
+
+
+def _ridge_ranks(pred: pd.DataFrame, reading: Reading) -> str:
+    """The ridge operator's ranks over the corpora under the reading's "full rank", in the paper's unit (a rank
+    of T): "62–64 of 64"."""
+    T = int(pred["ablation_context"].iloc[0])
+    if reading.full_rank == "R_eff ≥ 0.9 T":
+        return f"R_eff {span(pred['ridge_rank'])} of {T}"
+    float32 = reading.full_rank == "numerical = T (float32)"
+    column = "ridge_numerical_rank_float32" if float32 else "ridge_numerical_rank"
+    return f"{span(pred[column])} of {T}"
 
 
 def measure_variation(results, reading: Reading = MAIN, seeds: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -147,7 +164,8 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
         what = f"{key.title()}(predicted, measured) across corpora, d_model = {width} [< 0{needs(found)}]"
         rows.append({"key": key, **(verdicts.undefined(what, CLAIMS[key], "sign", few, estimator=KINDS[key])
                                     if found is None else
-                                    verdicts.row(what, found[0], CLAIMS[key], "sign", found[0] < 0, se=found[2],
+                                    verdicts.row(what, found[0], CLAIMS[key],
+                                                 "sign", found[0] < 0, se=found[2],
                                                  p_value=found[1], estimator=KINDS[key]))})
     table = cells(results, reading, seeds)
     worst = float(table["CV_seed"].max())
@@ -156,7 +174,8 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
         return cv(frame.groupby(["corpus", "d_model"])[reading.kernel]).max()
 
     rows.append({"key": "cv_seed", **verdicts.row(
-        f"max CV_seed of the measured rank over the {len(table)} corpus × width cells", worst, CLAIMS["cv_seed"],
+        f"max CV_seed of the measured rank over the {len(table)} corpus × width cells",
+        worst, CLAIMS["cv_seed"],
         "seed stability", verdicts.seed_stable(worst), upper_bound=True, se=se(seeds, worst_cv),
         estimator=KINDS["cv_seed"])})
     found = correlation(results, reading, lambda names: table.xs(width, level="d_model").loc[names, reading.split],
@@ -164,7 +183,8 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
     what = f"Pearson(final validation loss, measured) across corpora, d_model = {width} [< 0{needs(found)}]"
     rows.append({"key": "loss_rank", **(verdicts.undefined(what, CLAIMS["loss_rank"], "sign", few,
                                                            estimator=KINDS["loss_rank"]) if found is None
-                                        else verdicts.row(what, found[0], CLAIMS["loss_rank"], "sign", found[0] < 0,
+                                        else verdicts.row(what, found[0],
+                                                          CLAIMS["loss_rank"], "sign", found[0] < 0,
                                                           se=found[2], p_value=found[1],
                                                           estimator=KINDS["loss_rank"]))})
     rows.append({"key": "progress", **_progress(results, reading, found, found_pred["pearson"], few)})
@@ -176,16 +196,17 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
                                                  bool(gap > 0), estimator=KINDS["layers"])})
     inside = bool(top["layer 0"].between(13, 19).all() and top[f"layer {last}"].between(30, 44).all())
     rows.append({"key": "layer_values", **verdicts.row(
-        f"layer 0 within 13–19 and layer {last} within 30–44 in every corpus, d_model = {width} (layer 0 "
-        f"{top['layer 0'].min():.3g}–{top['layer 0'].max():.3g}, layer {last} {top[f'layer {last}'].min():.3g}–"
-        f"{top[f'layer {last}'].max():.3g})", float(inside), CLAIMS["layer_values"], "range", inside,
-        estimator=KINDS["layer_values"])})
+        f"layer 0 within 13–19 and layer {last} within 30–44 in every corpus, d_model = {width}", float(inside),
+        CLAIMS["layer_values"], "range", inside,
+        estimator=KINDS["layer_values"],
+        shown=f"layer 0: {whole_span(top['layer 0'])}, layer {last}: {whole_span(top[f'layer {last}'])}")})
     found = correlation(results, reading, _h1(results, reading), "ffn_in_stable_rank", spread=spread, seeds=seeds)
     what = (f"Pearson({ENTROPIES[reading.entropy]}, FFN stable rank of W_1) across corpora, d_model = {width} "
             f"[p ≥ {verdicts.SIGNIFICANCE}{needs(found)} for a relationship]")
     rows.append({"key": "ffn", **(verdicts.undefined(what, CLAIMS["ffn"], "no relationship", few,
                                                      estimator=KINDS["ffn"]) if found is None else
-                                  verdicts.row(what, found[0], CLAIMS["ffn"], "no relationship",
+                                  verdicts.row(what, found[0], CLAIMS["ffn"],
+                                               "no relationship",
                                                found[1] >= verdicts.SIGNIFICANCE, se=found[2], p_value=found[1],
                                                estimator=KINDS["ffn"]))})
     corpora_found = f"{len(pred)} corpora (needs {MIN_CORPORA})"
@@ -194,22 +215,24 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
         widest = float(variation.drop(columns="predictor").max().max())
         predictor_cv = float(variation["predictor"].iloc[0])
         rows.append({"key": "measure_cv", **verdicts.row(
-            f"largest across-corpus CV of the five measures, any width [< the predictor's {predictor_cv:.3g}]",
-            widest, CLAIMS["measure_cv"], "range", widest < predictor_cv, upper_bound=True,
+            f"largest across-corpus CV of the five measures, any width [< the predictor's {number(predictor_cv, 2)}]",
+            widest, CLAIMS["measure_cv"], "range", widest < predictor_cv,
+            upper_bound=True,
             se=se(seeds, lambda f: _largest_cv(f, reading)), estimator=KINDS["measure_cv"])})
         # The predictor has no seeds: computed from the same six corpora as the paper's, it differs from the paper's
         # only by its null's draws, so its value is held to the paper's rounding (no spread is added).
         rows.append({"key": "predictor_cv", **verdicts.row(
             f"across-corpus CV of the predictor, {PREDICTORS[reading.predictor]} [> every measure's, max "
-            f"{widest:.3g}]", predictor_cv, CLAIMS["predictor_cv"], "range", predictor_cv > widest,
+            f"{number(widest, 2)}]", predictor_cv, CLAIMS["predictor_cv"],
+            "range", predictor_cv > widest,
             estimator=KINDS["predictor_cv"])})
     else:
         rows += [{"key": key, **verdicts.undefined(f"across-corpus CV ({key})", CLAIMS[key], "range", corpora_found,
                                                    estimator=KINDS[key])} for key in ("measure_cv", "predictor_cv")]
     share, holds = _full_rank(pred, reading)
-    rows.append({"key": "ridge", **verdicts.row(f"ridge operator: min over corpora of its rank / T "
+    rows.append({"key": "ridge", **verdicts.row(f"ridge operator's rank of T, range over corpora "
                                                 f"({reading.full_rank})", share, CLAIMS["ridge"], "range", holds,
-                                                estimator=KINDS["ridge"])})
+                                                estimator=KINDS["ridge"], shown=_ridge_ranks(pred, reading))})
     what = f"corpora the repeat operator separates (robust z > {reading.separates:g}) of {len(pred)} [= 1]"
     if len(pred) >= MIN_CORPORA:
         count = len(separated(results, reading.separates))

@@ -11,7 +11,10 @@ from ...report import figures
 from . import grid, long_run
 from .analysis import cells, per_seed
 from .grid import main_budget
-from .readings import MAIN, MEASURES, PREDICTORS
+from .readings import MAIN, MEASURES
+from .words import NAMES
+
+RANK = r"$R_\mathrm{eff}(W_{QK})$"  # the measured static-kernel rank, as its axes say it
 
 
 def figure_prediction(results):
@@ -23,12 +26,12 @@ def figure_prediction(results):
         stats_ = seeds[seeds["d_model"] == width].groupby("corpus")[MAIN.kernel].agg(["mean", "min", "max"])
         x = pred.loc[stats_.index, MAIN.predictor] * (1 + 0.015 * (i - (len(widths) - 1) / 2))
         ax.errorbar(x, stats_["mean"], yerr=[stats_["mean"] - stats_["min"], stats_["max"] - stats_["mean"]],
-                    fmt=figures.MARKERS[i], color=f"C{i}", capsize=3, ms=6, label=f"d_model = {width}")
+                    fmt=figures.MARKERS[i], color=f"C{i}", capsize=3, ms=6, label=f"width {width}")
         if i == len(widths) - 1:  # the corpora named beside the widest points, no two names overlapping
             ax.figure.canvas.draw()
             figures.direct_labels(ax, {name: (x[name], stats_.loc[name, "mean"]) for name in stats_.index},
                                   f"C{i}")
-    ax.set(xlabel=f"predicted: {PREDICTORS[MAIN.predictor]}", ylabel="measured R_eff(W_QK)\n(per head, seed mean)")
+    ax.set(xlabel=f"predicted rank: {NAMES[MAIN.predictor]}", ylabel=f"measured {RANK}\n(per head, seed mean)")
     fig.tight_layout()
     figures.legend_below(fig, ax, ncol=len(widths))
     return fig
@@ -39,7 +42,9 @@ def figure_measures(results):
     width: a flat line is a measure that does not tell the corpora apart."""
     table = cells(results)
     width = int(table.index.get_level_values("d_model").max())
-    top = table.xs(width, level="d_model")[list(MEASURES)].rename(columns=MEASURES)
+    # 𝔼 as an upright E: the page's SVG keeps text as text, and a browser's fonts may lack the double-struck letter
+    top = table.xs(width, level="d_model")[list(MEASURES)].rename(
+        columns={m: NAMES[m].replace(r"\mathbb{E}", r"\mathrm{E}") for m in MEASURES})
     pred = results["predictor"].set_index("corpus")[MAIN.predictor]
     top["predictor"] = pred.reindex(top.index)
     normalized = top / top.mean()
@@ -51,7 +56,7 @@ def figure_measures(results):
                 ls=figures.DASHES[i % len(figures.DASHES)], label=column, **style)
     ax.axhline(1.0, color="grey", lw=0.8)
     ax.set_xticks(positions, normalized.index, rotation=30, ha="right")
-    ax.set(ylabel=f"value / mean over corpora\n(d_model = {width})")
+    ax.set(ylabel=f"value / mean over corpora\n(width {width})")
     fig.tight_layout()
     figures.legend_below(fig, ax, ncol=2)
     return fig
@@ -76,7 +81,7 @@ def figure_trajectory(results):
                 ax.annotate("", xy=(group["loss"].iloc[-1], group["rank"].iloc[-1]),
                             xytext=(group["loss"].iloc[-2], group["rank"].iloc[-2]),
                             arrowprops=dict(arrowstyle="->", color=f"C{i}"))
-        ax.set(title=f"d_model = {width}", ylabel="measured R_eff(W_QK)" if ax is axes[0][0] else "")
+        ax.set(title=f"width {width}", ylabel=f"measured {RANK}" if ax is axes[0][0] else "")
         ax.invert_xaxis()  # training runs left to right
     fig.supxlabel("validation loss (nats/char), falling as training runs left to right", fontsize=13)
     fig.tight_layout()
@@ -100,7 +105,7 @@ def figure_learning(results):
                     ax.plot(seed["tokens"], seed["val_loss"], ls=ls, color=f"C{i}", lw=0.9, alpha=0.7,
                             marker=figures.MARKERS[i], ms=3, label=name)
         ax.set_xscale("log")
-        ax.set(title=f"d_model = {width}", ylabel="validation loss" if ax is axes[0][0] else "")
+        ax.set(title=f"width {width}", ylabel="validation loss" if ax is axes[0][0] else "")
     fig.supxlabel("tokens seen (log axis)", fontsize=13)
     handles, labels = axes[0][0].get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
@@ -122,7 +127,7 @@ def figure_lag_mi(results):
         ax.plot(group["lag"], group["mi"], marker=figures.MARKERS[i], ms=3, color=f"C{i}", label=name)
         ax.axhline(null.loc[name, "threshold"], color=f"C{i}", ls=":", lw=0.9)
     ax.set_yscale("log")
-    ax.set(xlabel="lag k (characters back)", ylabel="I(x_t; x_{t−k})  (nats)")
+    ax.set(xlabel="lag $k$ (characters back)", ylabel=r"$I(x_t;\,x_{t-k})$ (nats)")
     fig.tight_layout()
     figures.legend_below(fig, ax, ncol=3)
     return fig
@@ -142,10 +147,10 @@ def figure_long_run(results):
         color = f"C{layer}"
         ax.axhspan(low, high, color=color, alpha=0.12, label=f"paper, layer {layer}: {low:g}–{high:g}")
         ax.plot(own["tokens"], own["R_eff (eq. 1)"], marker=figures.MARKERS[layer], color=color,
-                label=f"layer {layer}, R_eff (eq. 1)")
+                label=f"layer {layer}, " + r"$R_\mathrm{eff}$ (eq. 1)")
         if own["R̃_eff (eq. 2)"].notna().any():
             ax.plot(own["tokens"], own["R̃_eff (eq. 2)"], ls="--", color=color, lw=1.2,
-                    label=f"layer {layer}, R̃_eff (eq. 2)")
+                    label=f"layer {layer}, " + r"$\tilde R_\mathrm{eff}$ (eq. 2)")
         heads = grid.grid(results, "heads")
         same = heads[(heads["corpus"] == cfg.long_corpus) & (heads["d_model"] == cfg.long_d_model)
                      & (heads["layer"] == layer) & np.isclose(heads["fraction"], 1.0)]
@@ -158,8 +163,8 @@ def figure_long_run(results):
         ax.text(0.5, 0.5, "The long run is not stored yet.", ha="center", va="center", transform=ax.transAxes)
         return fig
     ax.set_xscale("log")
-    ax.set(xlabel=f"tokens seen ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed})",
-           ylabel="R_eff(W_QK), mean over heads")
+    ax.set(xlabel=f"tokens seen ({cfg.long_corpus}, width {cfg.long_d_model}, seed {cfg.long_seed})",
+           ylabel=f"{RANK}, mean over heads")
     fig.tight_layout()
     figures.legend_below(fig, ax, ncol=2)
     return fig

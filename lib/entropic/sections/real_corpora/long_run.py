@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ...report.numbers import DASH, MINUS, number
 from .grid import long_rows, spectral_readings
 
 RANGES = {0: (13.0, 19.0), 1: (30.0, 44.0)}  # "Layer 0 has R_eff ≈ 13–19 while Layer 1 has R_eff ≈ 30–44"
@@ -39,6 +40,13 @@ def trajectory(results) -> pd.DataFrame:
         (value / by[(step // 2, layer)] - 1) if step % 2 == 0 and (step // 2, layer) in by.index else np.nan
         for step, layer, value in zip(out["step"], out["layer"], out["R_eff (eq. 1)"], strict=True)]
     return out.sort_values(["layer", "tokens"]).reset_index(drop=True)
+
+
+def percent(change: float) -> str:
+    """A relative change as the page writes it, in the table and in the prose alike: +17.7 %, −5.77 %."""
+    if not np.isfinite(change):
+        return DASH
+    return ("+" if change > 0 else MINUS if change < 0 else "") + f"{number(abs(100 * change))} %"
 
 
 def outcome(value: float, change: float, low: float, high: float) -> str:

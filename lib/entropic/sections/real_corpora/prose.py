@@ -7,11 +7,11 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...report import verdicts
-from ...report.numbers import number, span
-from . import analysis, grid, long_run
-from .analysis import cells, per_seed
+from ...report.numbers import number, span, tokens
+from . import analysis, grid, long_run, words
+from .analysis import cells, per_seed, whole_span
 from .grid import main_budget
-from .readings import ENTROPIES, MIN_CORPORA, PREDICTORS, Reading
+from .readings import ENTROPIES, FAILS, HOLDS, MIN_CORPORA, PREDICTORS, Reading
 from .spec import CLAIMS
 
 
@@ -29,6 +29,10 @@ def facts(results, spec: pd.DataFrame) -> dict:
            **dict.fromkeys(["lags_span", "ridge_share", "ridge_numerical_span", "main_budget", "budgets", "loss_span",
                             "tail_span", "layer0_span", "last_layer_span", "cv_seed_span", "cost", "passes"], dash),
            "largest": 0, "last_layer": 0, "spec_claims": 0, "spec_robust": 0, "spec_flipping": "none",
+           **dict.fromkeys(["pearson_r", "pearson_p", "loss_r", "loss_p", "cv_seed_max", "ffn_r", "ffn_r_conditional",
+                            "measure_cv_max", "long_layer0", "long_factor", "ridge_full", "repeat_count",
+                            "ablation_context"], nan),
+           **dict.fromkeys(["layer0_whole", "last_layer_whole", "ffn_marks", "long_change0"], dash),
            "trajectory_text": "No checkpoints are stored.", "critical_corpora": nan, "critical_cells": nan,
            "paper_r_text": dash, "ridge_text": "No corpus is stored.", "entropy_text": dash,
            "predictor_change": dash, "spectra_cells": "none", "long_text": "The long run is not stored yet.",
@@ -70,13 +74,34 @@ def facts(results, spec: pd.DataFrame) -> dict:
     cost = "; ".join(costs)
     out["cost"] = cost[:1].upper() + cost[1:] + "."
     out |= _spectra_facts(results) | _long_facts(results) | _entropy_facts(results, main)
+    out |= {"layer0_whole": whole_span(top["layer 0"]), "last_layer_whole": whole_span(top[f"layer {last}"])}
+    out |= _claim_facts(results, main)
     steps = analysis.trajectory(results)
     if len(steps):
         out["trajectory_text"] = _trajectory_text(steps)
     robust = spec["flips on"].astype(str).str.endswith("every reading")
     out |= {"spec_claims": len(spec), "spec_robust": int(robust.sum()),
-            "spec_flipping": ", ".join(f"`{claim}` (on {row['flips on']})" for claim, row in spec[~robust].iterrows())
-            or "none"}
+            "spec_flipping": "; ".join(f"{words.word(claim)}, with the {words.changes_with(row['flips on'])}"
+                                       for claim, row in spec[~robust].iterrows()) or "none"}
+    return out
+
+
+def _claim_facts(results, budget: int) -> dict:
+    """The numbers of the main table's rows that the page's summary quotes, read from the same rows (so at the
+    same precision): the correlations and their p-values, the largest CV_seed and measure CV, the repeat count."""
+    try:
+        rows = {r["key"]: r for r in analysis.claims(results, Reading(budget=budget), spread=False)}
+    except (KeyError, ValueError, IndexError):
+        return {}
+    out = {}
+    for key in ("pearson", "loss_rank"):
+        if rows[key]["verdict"] != verdicts.UNDEFINED:
+            name = "loss" if key == "loss_rank" else key
+            out |= {f"{name}_r": rows[key]["ours"], f"{name}_p": rows[key]["p"]}
+    out["cv_seed_max"] = rows["cv_seed"]["ours"]
+    for key, fact in (("measure_cv", "measure_cv_max"), ("repeat", "repeat_count")):
+        if rows[key]["verdict"] != verdicts.UNDEFINED:
+            out[fact] = rows[key]["ours"]
     return out
 
 
@@ -88,17 +113,17 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
     if n >= MIN_CORPORA:
         need, cells_need = stats.critical_r(n), stats.critical_r(n * widths)
         paper = abs(CLAIMS["pearson"].value)
-        out |= {"critical_corpora": need, "critical_cells": cells_need,
+        out |= {"critical_corpora": round(need, 2), "critical_cells": round(cells_need, 2),  # as the tables say them
                 "paper_r_text": f"with {n} corpora a correlation needs |r| ≥ {need:.2f} for p < 0.05 (and "
                                 f"{cells_need:.2f} over {n * widths} pooled cells); the paper's own r = "
                                 f"−{paper:.3f} would " + ("reach it." if paper >= need else
                                                           "itself not reach it: it would be *not significant* here.")}
     T = pred["ablation_context"]
     full = int((pred["ridge_numerical_rank"] == T).sum())
+    out |= {"ridge_full": full, "ablation_context": int(T.iloc[0])}
     out["ridge_text"] = (
         f"At the precision it is computed in (float64, NumPy's rule), the ridge operator has numerical rank "
-        f"{span(pred['ridge_numerical_rank'])} of $T$ = {int(T.iloc[0])}: full rank in {full} of {n} corpora, so "
-        f"'collapses to full rank for every corpus' {'holds' if full == n else 'fails'} under the main reading "
+        f"{span(pred['ridge_numerical_rank'])} of $T$ = {int(T.iloc[0])}, full rank in {full} of {n} corpora "
         f"(at the float32 rule the ranks are {span(pred['ridge_numerical_rank_float32'])}). Its effective rank is "
         f"{span(pred['ridge_rank'] / T)} of $T$: far from spread over every direction.")
     if n >= MIN_CORPORA:
@@ -113,8 +138,9 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
 
 
 def _entropy_facts(results, budget: int) -> dict:
-    """The FFN claim under both readings of H₁, in one sentence."""
-    parts = []
+    """The FFN claim under both readings of H₁, in one sentence: each reading's r, p and mark (a reading is a
+    mark, never a second verdict)."""
+    parts, marks, values = [], [], []
     for entropy, label in ENTROPIES.items():
         reading = Reading(budget=budget, entropy=entropy)
         try:
@@ -123,13 +149,17 @@ def _entropy_facts(results, budget: int) -> dict:
             return {}
         if row["verdict"] == verdicts.UNDEFINED:
             return {}
-        parts.append(f"with {label}, r = {row['ours']:.2f} (p = {row['p']:.3f}): {row['verdict']}")
-    same = len({part.rsplit(": ", 1)[1] for part in parts}) == 1
-    return {"entropy_text": "Pearson($H_1$, FFN stable rank) at the largest width and the main budget, "
-                            + "; ".join(parts) + ". The main table's verdict uses the first reading; "
-                            + ("both readings give the same verdict." if same else
-                               "**the verdict changes with the reading of $H_1$**, so the FFN result is not a "
-                               "contradiction of the paper that the data can settle.")}
+        mark = HOLDS if row["claim holds"] else FAILS
+        marks.append(mark)
+        values.append(row["ours"])
+        parts.append(f"with {label}, r = {number(row['ours'])} (p = {number(row['p'])}) {mark}")
+    same = len(set(marks)) == 1
+    return {"ffn_r": values[0], "ffn_r_conditional": values[1], "ffn_marks": " and ".join(marks),
+            "entropy_text": "Pearson($H_1$, FFN stable rank) at the largest width and the main budget, "
+                            + "; ".join(parts) + ". The main table reads $H_1$ the first way; "
+                            + ("the mark is the same under both readings." if same else
+                               "**the mark changes with the reading of $H_1$**, so the data cannot settle the FFN "
+                               "claim until the paper says which $H_1$ it means.")}
 
 
 def _spectra_facts(results) -> dict:
@@ -147,20 +177,24 @@ def _long_facts(results) -> dict:
     if table.empty:
         return {}
     cfg = results.cfg
-    parts = [f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
-             f"({r['change over the last doubling']:+.1%} over the last doubling; the paper: {r['paper says']}): "
-             f"**{r['outcome']}**" for _, r in table.iterrows()]
+    parts = [f"layer {int(r['layer'])} reads {number(r['ours'])} at {tokens(r['tokens'])} tokens "
+             f"({long_run.percent(r['change over the last doubling'])} over the last doubling; the paper: "
+             f"{r['paper says']})" for _, r in table.iterrows()]
     models = grid.long_rows(results, "models")
     seconds = models["train_seconds"].max()  # every row holds the whole run's
     loss = trajectory.drop_duplicates("tokens").set_index("tokens")["val_loss"]
     rank = trajectory.set_index(["tokens", "layer"])["R_eff (eq. 1)"]
     best, last, chars = loss.idxmin(), loss.index.max(), int(models["chars"].iloc[0])
-    fit = (f" Its validation loss is lowest at {best / 1e6:g}M tokens ({loss[best]:.3g} nats per character; "
-           f"there layer 0 reads {rank[(best, 0)]:.3g} and layer 1 {rank[(best, 1)]:.3g}) "
-           f"and rises to {loss[last]:.3g} at {last / 1e6:g}M: {last / 1e6:g}M tokens are {last / chars:.0f} times "
-           f"the corpus's {chars:,} characters, so past {best / 1e6:g}M the model fits its training text, not the "
+    fit = (f" Its validation loss is lowest at {tokens(best)} tokens ({number(loss[best])} nats per character; "
+           f"there layer 0 reads {number(rank[(best, 0)])} and layer 1 {number(rank[(best, 1)])}) "
+           f"and rises to {number(loss[last])} at {tokens(last)}: {tokens(last)} tokens are {last / chars:.0f} times "
+           f"the corpus's {chars:,} characters, so past {tokens(best)} the model fits its training text, not the "
            f"language, and the last checkpoints measure an over-fitted model.") if best < last else ""
-    return {"long_text": f"The long run ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed}): "
+    first = table.iloc[0]
+    return {"long_layer0": float(first["ours"]),
+            "long_change0": long_run.percent(first["change over the last doubling"]),
+            "long_factor": round(cfg.long_tokens / max(cfg.budgets)),
+            "long_text": f"The long run ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed}): "
                          + "; ".join(parts) + f". It took {seconds:,.0f} s of training." + fit}
 
 
@@ -171,7 +205,7 @@ def _trajectory_text(steps: pd.DataFrame) -> str:
     text = (f"In {int(rises.sum())} of the {len(steps)} (budget, corpus, width) cells the measured rank rises "
             f"while the validation loss falls from checkpoint to checkpoint (Spearman over the checkpoints < 0)")
     if rises.all():
-        return text + ": within every model, the rank tracks fitting progress."
+        return text + f": the reading 'within each run' marks the claim {HOLDS}."
     parts = []
     for budget, group in steps.groupby("budget"):
         up = rises[group.index]

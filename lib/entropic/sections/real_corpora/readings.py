@@ -53,7 +53,8 @@ ALTERNATIVES = {
 KERNELS = {"static_kernel_rank": "R_eff(W_QK) per head, eq. 1", "layer_kernel_rank": "R_eff(Σ_h W_QK^h), eq. 1",
            "energy_kernel_rank": "R̃_eff(W_QK) per head, eq. 2 (stored spectra)",
            "layer_energy_kernel_rank": "R̃_eff(Σ_h W_QK^h), eq. 2 (stored spectra)"}
-ENTROPIES = {"unigram_entropy": "H₁ as the unigram entropy", "conditional_entropy": "H(x_t | x_{t−1})"}
+ENTROPIES = {"unigram_entropy": "H₁ as the unigram entropy",
+             "conditional_entropy": "H₁ as the conditional entropy H(xₜ | xₜ₋₁)"}
 
 
 def spectra_table(results) -> pd.DataFrame:

@@ -60,7 +60,7 @@ CLAIMS = {
 @dataclass(frozen=True)
 class Config(SectionConfig):
     corpora: tuple = param(CORPUS_NAMES, "char-level corpora (App. B.1)", some_of(*CORPUS_NAMES))
-    d_models: tuple = param((64, 128, 256), "model widths d_model (App. B.1)", distinct_ints(1))
+    d_models: tuple = param((64, 128, 256), "model widths (App. B.1)", distinct_ints(1))
     seeds: tuple = param((0, 1, 2, 3, 4), "one model per seed, corpus and width (App. B.1)", distinct_ints(0))
     layers: int = param(2, "Transformer layers (App. B.1)", positive_int)
     heads: int = param(4, "attention heads per layer (App. B.1)", positive_int)
@@ -75,7 +75,7 @@ class Config(SectionConfig):
     long_corpus: str | None = ours("english", "the corpus of the long run: one model trained far past the "
                                    "budgets, measured at every doubling of its tokens (None: no long run)",
                                    optional(one_of(*CORPUS_NAMES)))
-    long_d_model: int = ours(256, "its width d_model", positive_int)
+    long_d_model: int = ours(256, "its width", positive_int)
     long_seed: int = ours(0, "its seed", non_negative_int)
     long_tokens: int = ours(61_440_000, "its training tokens (four times the largest budget)", positive_int)
     long_doublings: int = ours(8, "its checkpoints: long_tokens / 2^k for k = 0 … long_doublings, and the "

@@ -8,6 +8,7 @@ import dataclasses
 import pandas as pd
 
 from ...report import verdicts
+from ...report.numbers import number, tokens
 from . import long_run
 from .analysis import KINDS, claims
 from .grid import budgets, grid, main_budget
@@ -26,14 +27,15 @@ def compare(results) -> pd.DataFrame:
     table = verdicts.table([{k: v for k, v in row.items() if k != "key"} for row in rows])
     budget_notes = by_budget(results, spec)
     table["by budget"] = [budget_notes.get(row["key"], "") for row in rows]
-    table["note"] = [f"Judged at the main budget; at other budgets: {text.removeprefix('differs: ')} (final "
-                     f"checkpoints)." if text.startswith("differs") else "" for text in table["by budget"]]
+    table["note"] = [f"Judged at the main budget, {tokens(main_budget(results))}; the reading at each budget's final "
+                     f"checkpoint: {text.removeprefix('differs: ')}." if text.startswith("differs") else ""
+                     for text in table["by budget"]]
     long = long_run.verdicts(results)
     if len(long):  # the layer ranges, read again on the long run by its declared rule
         where = [row["key"] for row in rows].index("layer_values")
-        said = "; ".join(f"layer {int(r['layer'])} reads {r['ours']:.3g} at {r['tokens'] / 1e6:g}M tokens "
-                         f"({r['change over the last doubling']:+.1%} over the last doubling): {r['outcome']}"
-                         for _, r in long.iterrows())
+        said = "; ".join(f"layer {int(r['layer'])} reads {number(r['ours'])} at {tokens(r['tokens'])} tokens "
+                         f"({long_run.percent(r['change over the last doubling'])} over the last doubling): "
+                         f"{r['outcome']}" for _, r in long.iterrows())
         table.iloc[where, table.columns.get_loc("note")] = (table["note"].iloc[where] + " " if table["note"].iloc[where]
                                                             else "") + f"The long run: {said}."
         if (long["outcome"] == long_run.UNDECIDED).any():  # the declared long-run rule: still moving, no verdict yet
@@ -48,8 +50,9 @@ def _budget_column(results, budget: int) -> str:
 
 
 def by_budget(results, spec: pd.DataFrame) -> dict[str, str]:
-    """Per claim: whether it holds at the final checkpoint of every budget stored ("same at every budget",
-    or the budgets at which it holds and fails, each incomplete grid named with its cells)."""
+    """Per claim: its mark at the final checkpoint of every budget stored ("same at every budget", or each
+    mark with the budgets that give it: "differs: ✗ at 1.536M; ✓ at 15.36M", each incomplete grid named with
+    its cells). A budget is a reading: its mark is never a second verdict."""
     table = budgets(results)
     stored = [int(b) for b, row in table.iterrows() if row["cells stored"]]
     out = {}
@@ -62,11 +65,10 @@ def by_budget(results, spec: pd.DataFrame) -> dict[str, str]:
 
         def named(b):
             cells = table.loc[b]
-            return f"{b / 1e6:g}M" + ("" if cells["complete"] else
-                                      f" ({int(cells['cells stored'])} of {int(cells['cells asked'])} cells)")
+            return tokens(b) + ("" if cells["complete"] else
+                                f" ({int(cells['cells stored'])} of {int(cells['cells asked'])} cells)")
 
-        said = {HOLDS: "holds", FAILS: "fails", OPEN: "is not significant"}
-        out[key] = "differs: " + "; ".join(f"{said[m]} at {', '.join(named(b) for b, x in marks.items() if x == m)}"
+        out[key] = "differs: " + "; ".join(f"{m} at {', '.join(named(b) for b, x in marks.items() if x == m)}"
                                            for m in dict.fromkeys(marks.values()))
     return out
 
