@@ -45,6 +45,14 @@ DECLARED = {
         "(a max-over-lags permutation null, holding the family-wise false-positive rate at 5 %). Required: an "
         "i.i.d. stream and a shuffled corpus give 0 informative lags and a predicted rank of 0 in at least 95 % "
         "of draws. The previous rule (the lag-1 null's 95 % quantile at every lag) stays as a second reading."),
+    "lag-MI null, circular shifts (declared 2026-12-02, before it was applied)": (
+        "The shuffled copies of the max-over-lags null destroy the stream's own autocorrelation and so underestimate "
+        "the plug-in bias on an autocorrelated stream (a lag-1 copy chain gets every lag 'informative'). From this "
+        "declaration on, the null copies are circular shifts of the stream by a shift drawn from [N/4, 3N/4], which "
+        "keep it; the decision is the max-over-lags rule's, over the shifted copies. The predictor's main reading "
+        "becomes the effective number of informative lags under this null; the shuffled rule stays as a reading, "
+        "and the page shows the six predicted ranks under both (before and after). Every verdict that reads the "
+        "predictor reads the new main reading."),
     "spectra": (
         "Every new measurement stores the singular values of every matrix it measures; the energy effective "
         "rank (eq. 2) and the per-layer readings are computed from them for the cells that have them, and the "
