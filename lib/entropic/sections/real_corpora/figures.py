@@ -119,9 +119,10 @@ def figure_learning(results):
 
 def figure_lag_mi(results):
     """The predictor's data: mutual information between characters k apart, per corpus, against the level a
-    lag must exceed (the max-over-lags permutation null, dotted, per corpus)."""
+    lag must exceed (the max-over-lags null of the main reading's rule, dotted, per corpus)."""
     profile, null = results["lag_mi"], results["lag_mi_null"]
-    null = null[null["rule"] == "max"].set_index("corpus")
+    rule = "shift" if (null["rule"] == "shift").any() else "max"  # entries stored before the circular-shift null
+    null = null[null["rule"] == rule].set_index("corpus")
     fig, ax = plt.subplots(figsize=(figures.WIDTH, 4.0))
     for i, (name, group) in enumerate(profile.groupby("corpus", sort=False)):
         ax.plot(group["lag"], group["mi"], marker=figures.MARKERS[i], ms=3, color=f"C{i}", label=name)

@@ -29,12 +29,14 @@ def _corpus(p: dict):
 
 
 def fit_data(job: Job) -> dict[str, list[dict]]:
-    """The data side of one corpus, from its training part only: the lag-MI predictor under its two rules
-    (three readings each), the canonical-correlation lag operator, H₁ and H(x_t | x_{t−1}), and the two B.4
-    ablation operators (the ridge operator's numerical rank at float64 and at float32 precision)."""
+    """The data side of one corpus, from its training part only: the lag-MI predictor under its three rules
+    (circular-shift null, shuffled null, lag-1 null; three readings each), the canonical-correlation lag
+    operator, H₁ and H(x_t | x_{t−1}), and the two B.4 ablation operators (the ridge operator's numerical rank
+    at float64 and at float32 precision)."""
     p = job.params
     _, parts, source = _corpus(p)
     train = parts.train
+    shift = predictors.lag_mi(train, p["max_lag"], p["min_count"], p["max_null_permutations"], seed=0, rule="shift")
     mi = predictors.lag_mi(train, p["max_lag"], p["min_count"], p["max_null_permutations"], seed=0, rule="max")
     lag1 = predictors.lag_mi(train, p["max_lag"], p["min_count"], p["null_permutations"], seed=0, rule="lag1")
     capped = predictors.lag_operator(train, p["lags"], p["min_count"], p["symbols"])
@@ -43,7 +45,9 @@ def fit_data(job: Job) -> dict[str, list[dict]]:
     ridge = predictors.ridge_operator(train, context=T, width=p["ridge_width"], ridge=p["ridge"], seed=0,
                                       max_windows=p["ablation_windows"])
     repeat = predictors.repeat_operator(train, T, p["ablation_windows"])
-    row = {**source, "effective_lags": mi.effective_lags, "informative_lags": mi.informative_lags,
+    row = {**source, "effective_lags_shift": shift.effective_lags, "informative_lags_shift": shift.informative_lags,
+           "lag_mi_operator_rank_shift": predictors.lag_mi_operator_rank(shift, p["context"]),
+           "effective_lags": mi.effective_lags, "informative_lags": mi.informative_lags,
            "lag_mi_operator_rank": predictors.lag_mi_operator_rank(mi, p["context"]), "mi_total": mi.total,
            "effective_lags_lag1": lag1.effective_lags, "informative_lags_lag1": lag1.informative_lags,
            "lag_mi_operator_rank_lag1": predictors.lag_mi_operator_rank(lag1, p["context"]),
@@ -55,10 +59,10 @@ def fit_data(job: Job) -> dict[str, list[dict]]:
            "ridge_numerical_rank": int(numerical_rank(ridge, rtol=T * float(np.finfo(np.float64).eps))),
            "ridge_numerical_rank_float32": int(numerical_rank(ridge)),
            "repeat_rank": float(effective_rank(repeat)), "repeat_numerical_rank": int(numerical_rank(repeat))}
-    profile = [{"corpus": source["corpus"], "lag": k + 1, "mi": float(mi.mi[k]), "excess": float(mi.excess[k]),
-                "excess_lag1": float(lag1.excess[k])} for k in range(len(mi.mi))]
+    profile = [{"corpus": source["corpus"], "lag": k + 1, "mi": float(mi.mi[k]), "excess_shift": float(shift.excess[k]),
+                "excess": float(mi.excess[k]), "excess_lag1": float(lag1.excess[k])} for k in range(len(mi.mi))]
     nulls = [{"corpus": source["corpus"], "rule": m.rule, "null_mean": m.null_mean, "threshold": m.threshold}
-             for m in (mi, lag1)]
+             for m in (shift, mi, lag1)]
     return {"predictor": [row], "lag_mi": profile, "lag_mi_null": nulls}
 
 

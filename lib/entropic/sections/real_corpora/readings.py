@@ -13,7 +13,8 @@ from .grid import FROM_SPECTRA, grid, spectral_readings
 MEASURES = {"static_kernel_rank": "R_eff(W_QK)", "mean_attention_rank": "R_eff(E[A])",
             "per_input_attention_rank": "E_X[R_eff(A(X))]", "attention_participation_ratio": "PR(E[A])",
             "whitened_kernel_rank": "R_eff(W_QK Σ^½)"}
-PREDICTORS = {"effective_lags": "lag MI: effective number of informative lags",
+PREDICTORS = {"effective_lags_shift": "lag MI: effective number of informative lags",
+              "effective_lags": "lag MI, the shuffled null: effective number of informative lags",
               "effective_lags_lag1": "lag MI, the earlier lag-1 null: effective number of informative lags",
               "lag_mi_operator_rank": "lag MI: R_eff of the lag-MI operator",
               "cca_rank": "canonical-correlation lag operator (32 symbols)",
@@ -26,7 +27,7 @@ HOLDS, FAILS, OPEN = "✓", "✗", "○"  # a claim under one reading: holds, fa
 class Reading:
     """One choice for each thing App. B leaves open (see the module docstring)."""
 
-    predictor: str = "effective_lags"
+    predictor: str = "effective_lags_shift"  # the circular-shift null (declared); "effective_lags": shuffled
     kernel: str = "static_kernel_rank"  # per head, eq. 1; "layer_kernel_rank": per layer; eq. 2 from spectra
     participation: str = "attention_participation_ratio"  # spectral; "attention_inverse_simpson": per row
     full_rank: str = "numerical = T (float64)"  # or "numerical = T (float32)", "numerical ≥ 0.9 T", "R_eff ≥ 0.9 T"
