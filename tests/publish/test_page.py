@@ -30,21 +30,23 @@ def test_a_star_after_a_letter_never_becomes_emphasis_and_long_calls_may_break()
     assert "Seed means at r\\*." in table and "rank r\\*−1 exists when r\\* = 1" in table
 
 
-def test_a_claim_whose_sign_is_not_significant_reads_undecided_never_a_check_mark():
-    assert page.claim_mark(True, verdicts.NOT_SIGNIFICANT) == page.UNDECIDED
+def test_a_claim_whose_sign_is_not_significant_reads_open_never_a_check_mark():
+    assert page.claim_mark(True, verdicts.NOT_SIGNIFICANT) == page.OPEN == page.claim_mark(False, verdicts.UNDECIDED)
     assert page.claim_mark(False, verdicts.UNDEFINED) == page.DASH
     assert page.claim_mark(True, verdicts.REPRODUCED) == "✓" and page.claim_mark(False, verdicts.NOT_REPRODUCED) == "✗"
     rows = [verdicts.row("r(loss, rank)", -0.0056, Claim("r = −0.79", -0.79, "B.3"), "sign", True, p_value=0.993,
                          estimator="trained models, measured")]
     text = page.comparison_markdown(verdicts.table(rows), "Cap.", "tbl-s")
-    assert "| −0.0056 (p = 0.993) | undecided (p ≥ 0.05) |" in text and "| ✓ |" not in text
+    assert "| −0.0056 (p = 0.993) | ○ |" in text and "| ✓ |" not in text
 
 
-def test_a_bound_that_agrees_with_a_margin_says_where_the_margin_comes_from():
+def test_a_bound_or_a_range_agrees_only_at_the_papers_rounding_whatever_our_seeds_spread():
     claim = Claim("≤ 0.003", 0.003, "§6")
-    agrees, tolerance = verdicts.value_check(0.00499, claim, se=0.0012, upper_bound=True)
-    assert agrees and tolerance == "≤ bound 0.003 + 0.0034 (2√2 × our seed SE)"
-    assert verdicts.value_check(0.0031, claim, upper_bound=True)[1].endswith("(the paper's rounding)")
+    assert verdicts.value_check(0.00499, claim, se=0.0012, upper_bound=True) == (False, "≤ 0.003 (its rounding)")
+    assert verdicts.value_check(0.0034, claim, se=0.0012, upper_bound=True)[0]  # 0.003 stands for up to 0.0035
+    ranged = Claim("saturates (17–23)", None, "§6", range=(17, 23))
+    assert verdicts.value_check(20.0, ranged, spread=(17.2, 23.4)) == (True, "within 17–23")
+    assert verdicts.value_check(32.0, ranged, spread=(32, 32))[0] is False
 
 
 def test_a_wide_table_is_shown_in_numbered_parts_each_with_its_index(monkeypatch):

@@ -30,6 +30,7 @@ BADGES = {verdicts.REPRODUCED: "success", verdicts.CLAIM_HOLDS: "warning", verdi
 # own words).
 HEADERS = {"r_star": "r*", "d_model": "width", "index": ""}
 CALL = re.compile(r"(?<=[^\W\d_]{5})\((?=\w)")  # "Spearman(predicted": a line may break after the bracket
+LONG_INT = re.compile(r"(?<![\w.])\d{5,}(?![\w.])")  # a whole number of five digits or more, grouped when shown
 STAR = re.compile(r"(?<=[\w)\]])\*(?!\*)")  # r*, K*, (…)*: a star Markdown would take for emphasis (not **)
 
 
@@ -103,17 +104,15 @@ def _agreement(agrees, tolerance: str) -> str:
 
 
 MARKS = "¹²³⁴⁵⁶⁷⁸⁹"
-UNDECIDED = f"undecided (p ≥ {verdicts.SIGNIFICANCE})"
+OPEN = "○"  # the claim-holds mark where the data decide nothing: the verdict column says which way (one word)
 
 
 def claim_mark(holds, verdict: str) -> str:
-    """The "claim holds" cell: ✓ or ✗, except where the verdict says the data decide nothing. A sign claim
-    whose correlation is not significant reads "undecided" (its sign alone is no success), an undefined
-    row a dash."""
-    if verdict == verdicts.NOT_SIGNIFICANT:
-        return UNDECIDED
-    if verdict == verdicts.UNDECIDED:
-        return "undecided"
+    """The "claim holds" cell: ✓ or ✗, except where the verdict says the data decide nothing (not significant,
+    undecided), which reads ○ (its sign alone is no success; the verdict column names why), and an undefined row a
+    dash."""
+    if verdict in (verdicts.NOT_SIGNIFICANT, verdicts.UNDECIDED):
+        return OPEN
     if verdict in (verdicts.UNDEFINED, verdicts.NOT_CHECKED) or missing(holds):
         return DASH
     return cell(bool(holds))
@@ -215,7 +214,8 @@ def configuration_markdown(results, name: str) -> str:
     paper's value (or that the paper states none), description."""
     table = results.cfg.table()
     literal = {"True": "✓", "False": "✗", "None": "none"}  # values as the table reads them, not Python's
-    table[["value", "paper"]] = table[["value", "paper"]].map(lambda v: literal.get(v, v))
+    table[["value", "paper"]] = table[["value", "paper"]].map(lambda v: literal.get(v, v)).map(
+        lambda v: LONG_INT.sub(lambda m: number(int(m.group())), v) if isinstance(v, str) else v)  # 1,536,000
     table.index = pd.Index([f"`{name}`" for name in table.index], name="parameter")  # what a reader types
     differing = int((table["differs"] != "").sum())
     inner = table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
