@@ -236,7 +236,7 @@ PROSE_CODE = r"""() => {
                                            NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     if (n.parentElement.closest(skip)) continue;
-    for (const m of n.textContent.matchAll(/(^|[^\w\\$])([a-z][a-z0-9]*_[a-z0-9_]+)(?![\w(])/g)) out.push(m[2]);
+    for (const m of n.textContent.matchAll(/(^|[^\w\\$])([a-z]+_[a-z_]+)(?![\w(])/g)) out.push(m[2]);
   }
   return [...new Set(out)];
 }"""

@@ -12,7 +12,8 @@ from entropic.publish import build as book
 
 pytestmark = pytest.mark.integration
 SHOWN = ["paper says", "where", "paper value", "ours", "kind", "estimator", "criterion", "claim holds",
-         "value tolerance", "value agrees", "se", "exact", "upper bound", "p", "verdict"]
+         "value tolerance", "value agrees", "se", "exact", "upper bound", "p", "undecided", "verdict", "paper range",
+         "spread", "ours shown"]
 
 
 @pytest.mark.parametrize("section, name", [("surrogate", "table1"), ("ladder", "table2"),

@@ -121,7 +121,7 @@ def claim_mark(holds, verdict: str) -> str:
 def _with_p(ours, p, decimals: int = 0) -> str | float:
     """Our number at the precision the paper states for it (``decimals``, 0: as ``number`` writes it), with the
     permutation p-value of a correlation beside it where the row has one."""
-    shown = with_decimals(ours, decimals) if decimals else ours
+    shown = with_decimals(ours, decimals) if decimals and not isinstance(ours, str) else ours
     if missing(p):
         return shown
     return f"{shown if isinstance(shown, str) else number(shown)} (p = {number(p)})"

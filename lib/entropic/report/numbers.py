@@ -30,7 +30,7 @@ def power_of_ten(value: float, digits: int = 3) -> str:
 def with_decimals(value, decimals: int) -> str:
     """``value`` at a fixed number of decimals (the precision a paper states: 1.10, 2.31), else as ``number``
     writes it; a value too small or too large for those decimals falls back to ``number``."""
-    if missing(value) or isinstance(value, bool | np.bool_) or decimals <= 0:
+    if missing(value) or isinstance(value, bool | np.bool_) or not 0 < decimals <= 3:  # 2×10⁻⁴ stays a power
         return number(value)
     value = float(value)
     if not math.isfinite(value) or (value != 0 and not 10 ** -decimals <= abs(value) < 1e5):
