@@ -1,5 +1,6 @@
 """Each section's logic at tiny sizes: jobs, fit, compare, facts — through the results store."""
 
+import pandas as pd
 import pytest
 
 from conftest import check_verdicts
@@ -43,8 +44,9 @@ def test_surrogate_deficiency_is_checked_at_every_rank_below_r_star(tiny):
 def test_paper_numbers_appear_only_for_the_papers_setting():
     custom = runner.run("surrogate", "tiny", {"r_star": 4}, progress=False)
     table = registry.module("surrogate").compare(custom)
-    assert list(table.loc[[f"excess at r = {r}" for r in (1, 2, 3)], "paper says"]) == ["> floor (Theorem 1)"] * 3
-    assert table["paper value"].iloc[:3].isna().all()
+    deficient = table.loc["excess at r < r*: the lowest seed mean"]  # Theorem 1: one claim, judged at r = 1, 2, 3
+    assert deficient["paper says"] == "> floor (Theorem 1)" and pd.isna(deficient["paper value"])
+    assert table["paper value"].isna().all() and table["paper says"].str.cat(table["where"]).is_unique
     facts = registry.module("surrogate").facts(custom)
     assert "2.97" not in facts["recovery_text"] and "$r^* = 4$" in facts["recovery_text"]
 
@@ -100,7 +102,8 @@ def test_ablation_has_one_row_per_spectrum_and_recovery_tracks_the_teacher(tiny_
     assert cells.loc["flat", "R̃_eff(K*)"] == pytest.approx(2.0)  # r* = 2 at the tiny profile
     table = module.compare(tiny_new["ablation"])
     check_verdicts(table)
-    assert table.loc["flat: mean excess at r = r*−1", "claim holds"]
+    assert table.loc["mean excess at r = r*−1: the lowest over the spectra", "claim holds"]
+    assert table["paper says"].str.cat(table["where"]).is_unique  # one row, one verdict, per claim of the paper
 
 
 def test_both_stop_rules_give_the_same_verdicts_and_close_numbers_on_the_table_3_grid(tiny):

@@ -1,0 +1,27 @@
+"""§5's page: "ours" in the form of the paper's cell, and the sentences that follow the data."""
+
+import re
+
+import pytest
+
+from entropic import registry
+from entropic.jobs import runner
+from entropic.publish import page
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return runner.run("ladder", "tiny", progress=False)
+
+
+def test_the_softmax_ratio_shows_the_two_excesses_as_the_paper_does(tiny):
+    module = registry.module("ladder")
+    markdown = page.comparison_markdown(module.compare(tiny), "caption", "label")
+    row = next(line.split(" | ") for line in markdown.splitlines() if "B2 / B1" in line and line.startswith("| {bdg"))
+    assert re.fullmatch(r"\d\.\d+ \(\d+\.\d / \d+\.\d\)", row[-3])  # the ratio, then the two excesses
+
+
+def test_the_reading_of_b3_and_the_break_follow_the_data(tiny):
+    facts = registry.module("ladder").facts(tiny)
+    assert facts["b3_direction"] in facts["b3_text"] or "below it as well" in facts["b3_text"]
+    assert "fails" not in facts["conclusion"]  # the rungs' words are never a verdict's
