@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU session, as one script: the engine benchmark and the paper profile at the paper's step counts.
 #
-#   SIZE=paper  on a CUDA machine: Table 3 through the store on a LocalCluster (fixed steps), the App. B
-#               grid at the GPU budget, the GPU smoke test; results packed per stage into $OUT
+#   SIZE=paper  on a CUDA machine: the GPU smoke test, then the capacity sweep on real text (text_rank: the
+#               students the CPU has not trained yet; TEXT_RANK_LIMIT), Table 3 and the App. B grid at the GPU
+#               budget through the store on a LocalCluster; results packed per stage into $OUT
 #   SIZE=tiny   the same stages at the tiny profile, on a CPU, in a minute: a check of this script
 #
 # Every stage has its own time limit and packs what it stored as soon as it ends, so a stage that runs
@@ -47,6 +48,8 @@ if [ "$SIZE" = paper ]; then
     echo "MPS: not available"
   fi
   stage smoke 90 -- $PY -m pytest -q -p no:cacheprovider tests/engine/test_gpu.py
+  stage text_rank ${TEXT_RANK_LIMIT:-400} text_rank -- \
+    $PY -m entropic run text_rank --profile paper --no-book --quiet --cluster "local:$WORKERS"
   stage table3 ${TABLE3_LIMIT:-200} attention_native -- \
     $PY benchmarks/bench_engine.py --grid --workers "$WORKERS" --steps 20
   cp benchmarks/RESULTS.md "$OUT/RESULTS.md"
@@ -59,5 +62,7 @@ else
   stage bench 120 -- $PY benchmarks/bench_engine.py --n 64 --r-stars 1 --steps 2 --no-write
   stage appendix_b 300 real_corpora -- \
     $PY -m entropic run real_corpora --profile tiny --no-book --quiet --cluster "local:$WORKERS"
+  stage text_rank 300 text_rank -- \
+    $PY -m entropic run text_rank --profile tiny --no-book --quiet --cluster "local:$WORKERS"
 fi
 ls -la "$OUT"
