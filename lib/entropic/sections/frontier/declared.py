@@ -20,6 +20,13 @@ DECLARED = {
         "Beside the split-half edge, a threshold that uses every sample, declared before the phase diagrams were "
         "recomputed: the Gavish–Donoho hard threshold τ = 2.858 · median singular value of K̂ (square matrix, noise "
         "level unknown)."),
+    "the goal estimator at small n (declared 2026-12-02, before it ran there)": (
+        "The goal estimator also runs in the phase diagrams' cells with n ≤ 400 (every σ, d and r* of the "
+        "diagrams, every seed). Where its fit on all n samples succeeds but a half-sample fit of the split-half "
+        "rule diverges, its rank is read by the all-n rule (the Gavish–Donoho threshold above) and the row says "
+        "that a half-sample fit failed; only a fit that fails on all n samples is a failed fit. The page says "
+        "where its exactness ends in n. It is undefined for T > d, where one sample's attention rows cannot be "
+        "recovered (Y_n (X_n V)⁺ identifies the T × T mixing only when X_n V has full row rank T ≤ d)."),
     "why exactness ends": (
         f"A fit separates r* when its r*-th singular value is at least {SEPARATION:g} times its (r*+1)-th: a gap a "
         "threshold could read. Each cell of the phase diagrams reports the fraction of seeds whose fit separates "
