@@ -267,6 +267,18 @@ def kernel_logistic(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 500, ro
     return _estimate(X, Y, V, lambda Xh, Yh, K0: _fit_logistic(Xh, Yh, V, K0, tol, max_iter, rounds), seed)
 
 
+def logistic_fit(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 500, rounds: int = 30):
+    """The fit of ``kernel_logistic`` on every sample, without its rank reading: (K̂, V̂, iterations, converged).
+    For a reading of its own where the split-half rule cannot run (a half-sample fit diverged while the fit on all
+    samples succeeded). Raises ValueError where the fit on all samples itself fails."""
+    X, Y, V = checked_inputs(X, Y, V)
+    _limits(tol, max_iter)
+    T, D = X.shape[-2:]
+    if T > D:
+        raise ValueError(f"the attention rows are not identifiable from one sample when T > D (T={T}, D={D})")
+    return _fit_logistic(X, Y, V, torch.zeros(D, D, dtype=torch.float64), tol, max_iter, rounds)
+
+
 ESTIMATORS = {  # name → (function, whether it is given V*)
     "v_known_least_squares": (kernel_least_squares, True),
     "v_known_logistic": (kernel_logistic, True),

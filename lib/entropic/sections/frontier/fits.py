@@ -3,6 +3,7 @@ estimators it runs (see the package docstring)."""
 
 from __future__ import annotations
 
+import math
 import time
 from functools import cache
 
@@ -14,7 +15,7 @@ from ...engine.synthetic import softmax_estimators as new
 from ...engine.synthetic import softmax_students as students
 from ...engine.synthetic.tasks import make_attention_task
 from ...jobs.store import Job
-from .spec import TASK
+from .spec import GOAL_ESTIMATOR, TASK
 
 
 @cache
@@ -152,6 +153,37 @@ def fit_phase(job: Job) -> dict[str, list[dict]]:
                       _phase_run(p, task, "v_unknown_least_squares", least_squares)]}
 
 
+def _goal_estimate(task):
+    """The goal estimator (V-unknown logistic) on one task: its split-half reading, or, where a half-sample fit
+    diverged while the fit on all samples succeeded, the all-n reading (Gavish–Donoho), with what failed. A fit that
+    fails on all samples raises (a failed fit)."""
+    try:
+        fit = new.kernel_logistic(task.X, task.Y, None)
+        return fit, fit.threshold, ""
+    except ValueError as error:
+        K, W, iterations, converged = new.logistic_fit(task.X, task.Y, None)
+        threshold = students.gavish_donoho_threshold(torch.linalg.svdvals(K))
+        rank, energy, raw = new.read_ranks(K, threshold)
+        loss = float((task.Y.double() - new.mixing(task.X.double(), K) @ task.X.double() @ W).pow(2).mean())
+        fit = new.SoftmaxEstimate(K, W, math.nan, threshold, rank, energy, raw, iterations, converged, loss)
+        return fit, threshold, str(error)
+
+
+def fit_phase_goal(job: Job) -> dict[str, list[dict]]:
+    """One cell of the phase diagrams and seed: the goal estimator, by the rule declared for small n."""
+    p = job.params
+    task = _task(p)
+    failed = {}
+
+    def estimate():
+        fit, threshold, failure = _goal_estimate(task)
+        failed["half"] = failure
+        return fit, threshold
+
+    row = _phase_run(p, task, GOAL_ESTIMATOR, estimate)
+    return {"phase_goal": [{**row, "half_sample_failure": failed.get("half", "")}]}
+
+
 def fit_student(job: Job) -> dict[str, list[dict]]:
     """The V-unknown least-squares estimate and an unconstrained student (K, V) trained from zero by L-BFGS
     on the same loss, on one grid task: how far apart their K are, their losses, ranks and costs."""
@@ -172,7 +204,7 @@ def fit_student(job: Job) -> dict[str, list[dict]]:
 
 
 FITS = {"existing": fit_existing, "least_squares": fit_least_squares, "logistic": fit_logistic, "phase": fit_phase,
-        "student": fit_student}
+        "phase_goal": fit_phase_goal, "student": fit_student}
 
 
 def fit(job: Job) -> dict[str, list[dict]]:

@@ -86,6 +86,8 @@ class Config(SectionConfig):
     phase_ds: tuple = param((16, 24, 32, 48, 64), "widths d of the (n, d) diagram", distinct_ints(2), stated=False)
     phase_r_star: int = param(8, "r* of the (n, σ) and (n, d) diagrams", positive_int, stated=False)
     phase_seeds: tuple = param((0, 1, 2, 3, 4), "seeds of the phase diagrams", distinct_ints(0), stated=False)
+    goal_phase_max_n: int = param(400, "largest n of the phase cells where the goal estimator runs too",
+                                  positive_int, stated=False)
     student_r_stars: tuple = param((1, 4, 8), "ranks r* of the grid tasks on which an unconstrained student is "
                                    "trained beside the least-squares estimator", distinct_ints(1), stated=False)
     student_seeds: tuple = param((0,), "their seeds", distinct_ints(0), stated=False)
@@ -126,6 +128,13 @@ def jobs(cfg: Config) -> list[Job]:
         for seed in cfg.phase_seeds:
             out.append(Job(f"phase-n{n}-sigma{sigma:g}-d{d}-r{r_star}-seed{seed}",
                            {"kind": "phase", "setting": "phase",
+                            **_params(cfg, n=n, sigma=sigma, d=d, r_star=r_star, seed=seed)}))
+    for (n, sigma, d, r_star) in cells:
+        if n > cfg.goal_phase_max_n:
+            continue
+        for seed in cfg.phase_seeds:
+            out.append(Job(f"phase-goal-n{n}-sigma{sigma:g}-d{d}-r{r_star}-seed{seed}",
+                           {"kind": "phase_goal", "setting": "phase",
                             **_params(cfg, n=n, sigma=sigma, d=d, r_star=r_star, seed=seed)}))
     for r_star in cfg.student_r_stars:
         for seed in cfg.student_seeds:
