@@ -9,6 +9,7 @@ estimator set), each kind with its own function in ``FITS`` so that its version 
 * ``existing``: ``engine.synthetic.attention_estimators`` — the V-known log inversion (the paper's kernel-side
   reading), the V-unknown alternating minimization, plain and shrunk, and the realized mixer — each timed;
 * ``least_squares`` and ``logistic``: ``engine.synthetic.softmax_estimators``, each V-known and V-unknown;
+* ``phase_goal``: the goal estimator on one small-n cell of the phase diagrams, by the rule declared for small n;
 * ``phase``: the V-known log inversion and the V-unknown least squares on one cell of the phase diagrams,
   with the singular values of each K̂ and both rank rules (split halves, and Gavish–Donoho on all n);
 * ``student``: the V-unknown least squares beside an unconstrained student (K, V) trained on the same loss
@@ -29,7 +30,7 @@ from .causes import cause_counts, causes, student_table
 from .declared import DECLARED
 from .figures import figure_causes, figure_errors, figure_minimal_n, figure_phase
 from .fits import FITS, fit
-from .phase import minimal_n
+from .phase import goal_small_n, goal_text, minimal_n
 from .prose import facts
 from .spec import (
     CLAIMS,
@@ -76,6 +77,8 @@ __all__ = [
     "figure_minimal_n",
     "figure_phase",
     "fit",
+    "goal_small_n",
+    "goal_text",
     "holdout",
     "jobs",
     "minimal_n",

@@ -86,3 +86,44 @@ def phase_text(results) -> str:
     cells = pd.concat([(g[PHASE[1]] >= g[PHASE[0]]).stack() for g in (noise, width)])
     return text + (f" In {int(cells.sum())} of the {len(cells)} cells of the two diagrams the {names[1]} is exact in "
                    f"at least as many seeds as the {names[0]}, which is given V\\*.")
+
+
+def goal_small_n(results) -> pd.DataFrame:
+    """The goal estimator in the phase cells it ran in (``phase_goal``), per n at the grid's d and r*, one column per
+    σ: the fraction of seeds whose integer rank is r*, and, across all its cells, how many fits lost a half-sample
+    fit (read by the all-n rule) and how many failed on all samples."""
+    if "phase_goal" not in results.tables:
+        return pd.DataFrame()
+    cfg = results.cfg
+    rows = scored(results["phase_goal"])
+    own = rows[np.isclose(rows["d"], cfg.d) & (rows["r_star"] == cfg.phase_r_star)]
+    table = own.pivot_table(index="n", columns="sigma", values="exact", aggfunc="mean")
+    table.columns = [f"exact, σ = {s:g}" for s in table.columns]
+    by = rows.groupby("n")
+    table["half-sample fit failed (all cells)"] = by["half_sample_failure"].agg(lambda f: int((f != "").sum()))
+    table["failed on all samples (all cells)"] = by["failure"].agg(lambda f: int((f != "").sum()))
+    table["fits (all cells)"] = by.size()
+    return table.rename_axis("n")
+
+
+def goal_text(results) -> str:
+    """Where the goal estimator's exactness ends in n at the grid's σ, d and r*, and how its small-n fits fail."""
+    table = goal_small_n(results)
+    cfg = results.cfg
+    column = f"exact, σ = {cfg.sigma:g}"
+    if table.empty or column not in table:
+        return "The goal estimator has not run in the phase cells yet."
+    exact = table[column]
+    whole = exact.index[exact == 1.0]
+    halves, failed = int(table["half-sample fit failed (all cells)"].sum()), int(
+        table["failed on all samples (all cells)"].sum())
+    fits = int(table["fits (all cells)"].sum())
+    ends = (f"reads r* = {cfg.phase_r_star} exactly in every seed from n = {int(whole.min())} on"
+            if len(whole) and (exact.loc[whole.min():] == 1.0).all() else
+            f"is exact in every seed at n = {span(whole)}" if len(whole) else "is exact in every seed at no n up to "
+            f"{int(exact.index.max())}")
+    return (f"The goal estimator, run in the {fits} small-n fits of the diagrams (n ≤ {cfg.goal_phase_max_n}), "
+            f"{ends} at σ = {cfg.sigma:g}, d = {cfg.d}. In {halves} fits a half-sample fit diverged while the fit on "
+            f"all samples succeeded: those are read by the all-n rule, as declared; {failed} fits failed on all "
+            f"samples. It is undefined for T > d: one sample's attention rows are recovered as Y_n (X_n V)⁺, which "
+            f"identifies the T × T mixing only when X_n V has full row rank, T ≤ d.")
