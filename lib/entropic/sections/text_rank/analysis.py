@@ -176,9 +176,11 @@ def power(results, table: pd.DataFrame) -> dict:
             "complete": hat is not None}
 
 
-def _outcome(claim: str, quantity: str, value, supported: bool | None, why: str = "") -> dict:
-    outcome = MISSING if supported is None and why.startswith("not") else UNDECIDED if why or supported is None \
-        else SUPPORTED if supported else CONTRADICTED
+def _outcome(claim: str, quantity: str, value, supported: bool | None, why: str = "", missing: bool = False) -> dict:
+    """One declared claim's row: its outcome is supported or contradicted when the rule decides it, undecided when
+    ``why`` says what keeps it open, and not computed yet when its students are ``missing``."""
+    outcome = MISSING if missing else UNDECIDED if why or supported is None else \
+        SUPPORTED if supported else CONTRADICTED
     return {"claim": CLAIM_WORDS[claim], "key": claim, "quantity": quantity, "ours": value, "outcome": outcome,
             "why": why}
 
@@ -196,7 +198,7 @@ def compare(results, appendix_b=None) -> pd.DataFrame:
         hat = at["r_hat"].get(corpus) if corpus in at.index else None
         if hat is None or pd.isna(hat):
             out.append(_outcome("low_rank", f"{corpus}: r̂ at {budget / 1e6:g}M tokens", math.nan, None,
-                                "not every width of its sweep is stored yet"))
+                                "not every width of its sweep is stored yet", missing=True))
             open_ = True
             continue
         hat = int(hat)
@@ -213,7 +215,7 @@ def compare(results, appendix_b=None) -> pd.DataFrame:
                       if c in at.index and not pd.isna(at["r_hat"].get(c))})
     if len(hats) < 3:
         for key in ("separates", "predicts"):
-            out.append(_outcome(key, "across corpora", math.nan, None, "not enough corpora have r̂ yet"))
+            out.append(_outcome(key, "across corpora", math.nan, None, "not enough corpora have r̂ yet", missing=True))
         return pd.DataFrame(out)
     cv = stats.coefficient_of_variation(hats)
     why = "a corpus's r̂ is undecided or missing" if open_ else ""
