@@ -21,6 +21,9 @@ def claims():
 
 def test_every_decided_claim_is_a_row_of_its_sections_table_with_the_same_verdict(claims):
     for name in book.toc_sections():
+        if not registry.module(name).CLAIMS:  # a section judging hypotheses of its own has no row in the ledger
+            assert claims[claims["section"] == name].empty
+            continue
         table = registry.module(name).compare(runner.run(name, "tiny", compute=False, progress=False))
         decided = claims[(claims["section"] == name) & (claims["verdict"] != verdicts.NOT_CHECKED)]
         assert list(decided["quantity"]) == list(table.index)

@@ -133,9 +133,9 @@ def test_sign_claims_need_a_significant_correlation_of_the_papers_sign():
     measured = section_cells = registry.module("real_corpora").cells(results)
     widest = measured.index.get_level_values("d_model").max()
     rank = section_cells.xs(widest, level="d_model")["static_kernel_rank"]
-    pred = results["predictor"].set_index("corpus")
-    opposite = pred.assign(effective_lags=-rank.reindex(pred.index) * 10).reset_index()
-    same = pred.assign(effective_lags=rank.reindex(pred.index) * 10).reset_index()
+    pred, column = results["predictor"].set_index("corpus"), registry.module("real_corpora").readings.MAIN.predictor
+    opposite = pred.assign(**{column: -rank.reindex(pred.index) * 10}).reset_index()
+    same = pred.assign(**{column: rank.reindex(pred.index) * 10}).reset_index()
     table = registry.module("real_corpora").compare(dataclasses.replace(results, tables={**results.tables,
                                                                                           "predictor": opposite}))
     pearson = table[table.index.str.startswith("Pearson(predicted")].iloc[0]

@@ -47,8 +47,8 @@ def test_with_three_corpora_every_claim_has_a_row_and_a_verdict_derived_from_its
     seeds = section.analysis.per_seed(three)
     widest = seeds[seeds["d_model"] == seeds["d_model"].max()]
     measured = widest.groupby("corpus")["static_kernel_rank"].mean()
-    pred = three["predictor"].set_index("corpus")["effective_lags"].reindex(measured.index)
-    assert pearson["ours"] == round(np.corrcoef(pred, measured)[0, 1], 3)  # at the paper's precision (−0.272)
+    pred = three["predictor"].set_index("corpus")[section.readings.MAIN.predictor].reindex(measured.index)
+    assert pearson["ours"] == pytest.approx(np.corrcoef(pred, measured)[0, 1], abs=1e-12)  # shown to 3 decimals
     assert 0 < pearson["p"] <= 1 and pearson["paper says"] == section.CLAIMS["pearson"].says
 
 
@@ -315,9 +315,9 @@ def test_ours_cells_have_the_unit_and_the_precision_of_the_papers(three):
     check_verdicts(table)
     row = {q.split(" ")[0]: r for q, r in table.iterrows()}
     layers = table.loc[next(q for q in table.index if q.startswith("layer 0 within"))]
-    assert layers["ours"].startswith("layer 0: ") and ", layer 1: " in layers["ours"]  # a range beside a range
+    assert layers["ours shown"].startswith("layer 0: ") and ", layer 1: " in layers["ours shown"]  # a range by a range
     T = int(three["predictor"]["ablation_context"].iloc[0])
-    assert row["ridge"]["ours"].endswith(f" of {T}")  # a rank of T beside "full rank"
+    assert row["ridge"]["ours shown"].endswith(f" of {T}")  # a rank of T beside "full rank"
     shown = page.comparison_markdown(table, "App. B", "tbl-x")  # ours at the paper's precision: 0.087 → 3 decimals
     worst = row["max"]["ours"]
     assert f"| {with_decimals(worst, 3)} |" in shown or f"| {with_decimals(worst, 3)} (p" in shown

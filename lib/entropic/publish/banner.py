@@ -24,7 +24,7 @@ def banner_markdown(results, requested: str | None = None) -> str:
     that cannot be read, recomputed numbers that differ from the stored ones. Each names the command that
     mends it, as it runs from a fresh shell; none needs ``--force`` (which recomputes every job)."""
     differs = results.cfg.differences()
-    distance = ", ".join(f"`{k}` = {_short(v)} (the paper's: {_short(p)})" for k, (v, p) in differs.items())
+    distance = ", ".join(f"`{k}` = `{_short(v)}` (the paper's: `{_short(p)}`)" for k, (v, p) in differs.items())
     what = (f"custom parameters `{' '.join(f'{k}={v}' for k, v in results.overrides.items())}` over profile "
             f"`{results.profile}`" if results.overrides else f"profile `{results.profile}`")
     total = len(results.missing) + len(results.entries)
@@ -36,7 +36,8 @@ def banner_markdown(results, requested: str | None = None) -> str:
     chosen = results.cfg.differences(stated=False)
     if chosen:
         text += (" Of the choices the paper leaves open, it changes ours: "
-                 + ", ".join(f"`{k}` = {_short(v)} (our default: {_short(p)})" for k, (v, p) in chosen.items()) + ".")
+                 + ", ".join(f"`{k}` = `{_short(v)}` (our default: `{_short(p)}`)" for k, (v, p) in chosen.items())
+                 + ".")
     stop = getattr(results.cfg, "stop", None)
     if stop:
         text += f" Training stop rule: **{stop}**" + (

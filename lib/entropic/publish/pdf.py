@@ -35,6 +35,7 @@ PREPRINT = r"""(front) => {
   const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
   $$('.headerlink, .copybtn, .toggle-button, button, .sd-summary-state-marker, .sd-summary-chevron-right, '
      + '.sd-summary-chevron-down, .dropdown-launch-buttons, .article-header-buttons, script').forEach(e => e.remove());
+  $$('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));  // the exercises' solutions are printed
   const body = document.querySelector('.bd-article') || document.body;
   const chapters = $$('span[id^="document-"] + section', body);
   const appendix = document.createElement('section');

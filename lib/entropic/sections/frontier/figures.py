@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -19,6 +20,11 @@ from .spec import ESTIMATORS, GOAL_TOLERANCE
 def _short(name: str) -> str:
     """An estimator's label without the parenthesis that says whose reading it is."""
     return _label(name).split(" (")[0]
+
+
+def _wrapped(name: str, width: int) -> str:
+    """``_short(name)`` broken into lines of at most ``width`` characters (a title over half the figure's width)."""
+    return "\n".join(textwrap.wrap(_short(name), width))
 
 
 def _signed_axis(ax, values, linthresh: float, floor: float) -> None:
@@ -71,7 +77,7 @@ def figure_phase(results, y: str = "sigma"):
         ax.set_xticks(range(grid.shape[1]), [f"{n:g}" for n in grid.columns], rotation=90)
         ax.set_yticks(range(grid.shape[0]), [f"{v:g}" for v in grid.index])
         ax.grid(False)
-        ax.set_title(_short(name), fontsize=figures.SMALL)
+        ax.set_title(_wrapped(name, 28), fontsize=figures.SMALL)
         ax.set_xlabel("samples n")
         columns, index = list(grid.columns), [float(v) for v in grid.index]
         if cfg.n in columns and any(math.isclose(v, mark) for v in index):
@@ -134,7 +140,7 @@ def figure_causes(results):
                 ax.set_title(titles[j], fontsize=figures.SMALL)
             if i == len(names) - 1:
                 ax.set_xlabel("samples n")
-        axes[i][0].set_ylabel(f"{_short(name)}\nnoise σ", fontsize=figures.SMALL)
+        axes[i][0].set_ylabel(f"{_wrapped(name, 24)}\nnoise σ", fontsize=figures.SMALL)
     if image is not None:
         fig.colorbar(image, ax=axes.ravel().tolist(), label="fraction of seeds", fraction=0.04, pad=0.02)
     return fig

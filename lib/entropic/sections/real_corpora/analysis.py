@@ -227,8 +227,9 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
             "range", predictor_cv > widest,
             estimator=KINDS["predictor_cv"])})
     else:
-        rows += [{"key": key, **verdicts.undefined(f"across-corpus CV ({key})", CLAIMS[key], "range", corpora_found,
-                                                   estimator=KINDS[key])} for key in ("measure_cv", "predictor_cv")]
+        rows += [{"key": key, **verdicts.undefined(f"across-corpus CV {of}", CLAIMS[key], "range", corpora_found,
+                                                   estimator=KINDS[key])}
+                 for key, of in (("measure_cv", "of the five measures"), ("predictor_cv", "of the predictor"))]
     share, holds = _full_rank(pred, reading)
     rows.append({"key": "ridge", **verdicts.row(f"ridge operator's rank of T, range over corpora "
                                                 f"({reading.full_rank})", share, CLAIMS["ridge"], "range", holds,
