@@ -3,7 +3,8 @@
 #               (make book PROFILE=quick recomputes the whole book at small size on a CPU, in minutes)
 #   make test   run the test suite
 # and one checks the paper book and its PDF as a reader meets them (CI runs it after make test): make check;
-# and one prints the book: make pdf (_build/pdf/entropic-bound.pdf, through Debian's chromium).
+# and one prints the book: make pdf (_build/pdf/entropic-bound.pdf, through Debian's chromium);
+# and one writes the teaching chapter's lesson: make slides (build/lesson/: reveal.js slides, a one-page handout).
 # The environment holds the package with its extras: [book] (papermill, Jupyter Book, Playwright),
 # [cluster] (Dask) and [test]; cffconvert, which checks CITATION.cff, lives in .venv/cffconvert (its
 # jsonschema pin conflicts with the book's).
@@ -16,7 +17,7 @@ CFF_STAMP := $(CFF)/.installed-stamp
 PROFILE ?=
 PROFILE_FLAG := $(if $(PROFILE),--profile $(PROFILE))
 
-.PHONY: book section pdf test check lint bench clean
+.PHONY: book section pdf slides test check lint bench clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@echo "Installing the project with the pins of requirements.lock into $(VENV)/ (once; a few minutes on a fresh machine)"
@@ -42,6 +43,9 @@ section: $(STAMP)  ## make section S=surrogate P="r_star=4 d=16"
 pdf: $(STAMP)  ## the whole book as one PDF at PROFILE: _build/pdf/entropic-bound.pdf
 	$(PY) -m entropic book $(PROFILE_FLAG) --no-html
 	$(PY) -m entropic.publish.pdf
+
+slides: $(STAMP)  ## the lesson of the teaching page, rendered at PROFILE: slides that open offline, a one-page handout
+	$(PY) -m entropic.argument.lesson $(PROFILE_FLAG)
 
 test: $(STAMP) $(CFF_STAMP)
 	$(PY) -m pytest -n 2 --dist loadgroup  # two processes; tests sharing a built book or a cluster stay together

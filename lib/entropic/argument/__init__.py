@@ -1,2 +1,3 @@
-"""The theory and teaching pages' code: the argument's computed pictures (``figures``) and the teaching
-chapter's small computations (``teaching``). No jobs, no store."""
+"""The theory and teaching pages' code: the argument's computed pictures (``figures``), the teaching chapter's
+small computations (``teaching``) and its lesson: the words read from the chapter (``lesson_text``), its slides
+(``slides``), its handout (``handout``), both written by ``lesson``. No jobs, no store."""

@@ -30,13 +30,13 @@ def _legend_below(ax, ncol: int = 2) -> None:
                                          ncol=n, frameon=False), ncol)
 
 
-def _figure(height: float = 4.0):
-    return plt.subplots(figsize=(WIDTH, height))
+def _figure(height: float = 4.0, width: float = WIDTH):
+    return plt.subplots(figsize=(width, height))
 
 
-def _symlog(ax, width: float, values: np.ndarray) -> None:
+def _symlog(ax, width: float, values: np.ndarray, labels: int = 5) -> None:
     """Symmetric-log y axis, linear within ± width, with ticks at 0 and at whole decades beyond the band
-    (automatic ticks crowd around 0)."""
+    (automatic ticks crowd around 0), at most ``labels`` of them a side (fewer on a short axis)."""
     ax.set_yscale("symlog", linthresh=width)
     first = math.floor(math.log10(width)) + 1
 
@@ -44,7 +44,7 @@ def _symlog(ax, width: float, values: np.ndarray) -> None:
         if extent <= width:
             return []
         ks = list(range(first, math.floor(math.log10(extent)) + 2))
-        return [10.0**k for k in ks[:: max(1, math.ceil(len(ks) / 5))]]  # at most five labels a side
+        return [10.0**k for k in ks[:: max(1, math.ceil(len(ks) / labels))]]
 
     top, bottom = float(np.max(values)), -float(np.min(values))
     ticks = [0.0, *decades(top), *(-t for t in decades(bottom))]
@@ -53,9 +53,9 @@ def _symlog(ax, width: float, values: np.ndarray) -> None:
                 max(10.0 ** (math.floor(math.log10(top)) + 1) if top > width else 0, 1.5 * width))
 
 
-def figure_eckart_young(demo: pd.DataFrame):
+def figure_eckart_young(demo: pd.DataFrame, height: float = 4.0, width: float = WIDTH):
     """Error of rank-r approximations of one matrix: the tail sum, the truncated SVD, random competitors."""
-    fig, ax = _figure()
+    fig, ax = _figure(height, width)
     ax.plot(demo["r"], demo["tail"], "k-", lw=1.2, label=r"tail $\Sigma_{j>r}\,\sigma_j^2$")
     ax.plot(demo["r"], demo["truncation"], "o", color="C0", ms=7, label="truncated SVD")
     ax.plot(demo["r"], demo["best_random"], "^", color="C1", ms=7, label="best of random rank-r fits")
@@ -66,54 +66,106 @@ def figure_eckart_young(demo: pd.DataFrame):
 
 
 def figure_excess(table: pd.DataFrame, r_star: int, band: float, series: dict[str, str],
-                  optimum: str | None = "optimum", xlabel: str = "rank r"):
+                  optimum: str | None = "optimum", xlabel: str = "rank r", height: float = 4.0,
+                  width: float = WIDTH):
     """Excess risk against rank on a symmetric-log axis, linear within ± ``band`` · floor (shaded).
 
     ``series`` maps a column of ``table`` to its legend label (drawn as markers); ``optimum`` names the
-    column of the population optimum (a dashed line), or None.
+    column of the population optimum (a dashed line), or None. ``width`` and ``height`` in inches (a figure
+    beside an exercise is sized for half the column).
     """
-    fig, ax = _figure()
-    width = band * float(table["floor"].iloc[0])
-    ax.axhspan(-width, width, color="C2", alpha=0.15, lw=0, label=f"±{band:.0%} of the noise floor")
+    fig, ax = _figure(height, width)
+    half = band * float(table["floor"].iloc[0])  # the band's half-width
+    ax.axhspan(-half, half, color="C2", alpha=0.15, lw=0, label=f"±{band:.0%} of the noise floor")
     if optimum is not None:
         ax.plot(table["r"], table[optimum], "k--", lw=1.2, label="population optimum (Eckart–Young)")
     for (column, label), marker, color in zip(series.items(), "oxs", ("C0", "C3", "C4"), strict=False):
         ax.plot(table["r"], table[column], marker, color=color, ms=7, mew=2, label=label)
     ax.axvline(r_star, color="grey", ls=":", lw=1.2, label=f"$r^*$ = {r_star}")
-    _symlog(ax, width, table[[*series, *([optimum] if optimum else [])]].to_numpy())
+    labels = 5 if height >= 3.5 else 3  # a short axis has room for fewer decade labels
+    _symlog(ax, half, table[[*series, *([optimum] if optimum else [])]].to_numpy(), labels)
     ax.set(xlabel=xlabel, ylabel=r"excess risk  $L - \sigma^2 T d$", xticks=list(table["r"]))
     _legend_below(ax)
     fig.tight_layout()
     return fig
 
 
-def figure_break(demo: dict):
-    """Top: A* and the realized mixer X K Xᵀ/√D of a trained full-rank kernel on two inputs. Bottom: excess
-    at rank r* of the ladder's students, on their training set and on fresh inputs, beside the equivariant
-    floor (``argument.teaching.break_demo``)."""
-    fig = plt.figure(figsize=(WIDTH, 6.6), layout="constrained")
-    grid = fig.add_gridspec(2, 3, height_ratios=[1, 1.05])
-    titles = ["$A^*$\n(every $X$)", "$M(X_1)$\nof B1c", "$M(X_2)$\nof B1c"]
-    for k, (matrix, title) in enumerate(zip([demo["operator"], *demo["mixers"]], titles, strict=True)):
-        ax = fig.add_subplot(grid[0, k])
+def figure_mixers(demo: dict, height: float = 2.1, width: float = WIDTH):
+    """A* beside the realized mixer X K Xᵀ/√D of a trained full-rank kernel (B1c) on two of its inputs
+    (``argument.teaching.break_demo``), each on its own signed color scale."""
+    fig, axes = plt.subplots(1, 3, figsize=(width, height), layout="constrained")
+    titles = ["$A^*$ (every $X$)", "$M(X_1)$ of B1c", "$M(X_2)$ of B1c"]
+    for ax, matrix, title in zip(axes, [demo["operator"], *demo["mixers"]], titles, strict=True):
         limit = float(np.abs(matrix).max())
         ax.imshow(matrix, cmap="RdBu_r", vmin=-limit, vmax=limit)
         ax.set(title=title, xticks=[], yticks=[])
         ax.title.set_fontsize(SMALL)
-    ax = fig.add_subplot(grid[1, :])
+    return fig
+
+
+def figure_rungs(demo: dict, height: float = 3.4, width: float = WIDTH, labels: str = "student"):
+    """Excess at rank r* of the ladder's students, on their training set and on fresh inputs, beside the
+    equivariant floor (``argument.teaching.break_demo``); ``labels`` names the rows by ``student`` (B1: linear QK)
+    or, in a narrow figure, by ``rung`` (B1). A bar too short to see is labelled ≈ 0."""
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     table = demo["excess"]
-    y, height = np.arange(len(table)), 0.38
-    ax.barh(y - height / 2, table["train"], height, color="C0", label="on its training set")
-    ax.barh(y + height / 2, table["population"], height, color="C1", label="on fresh inputs (population)")
-    for column, offset in (("train", -height / 2), ("population", height / 2)):
+    y, bar = np.arange(len(table)), 0.38
+    ax.barh(y - bar / 2, table["train"], bar, color="C0", label="training set")
+    ax.barh(y + bar / 2, table["population"], bar, color="C1", label="fresh inputs (population)")
+    tiny = 0.01 * float(table["population"].max())  # a bar this short reads as 0; one label says so
+    for column, offset in (("train", -bar / 2), ("population", bar / 2)):
         for k, value in enumerate(table[column]):  # right of the bar, or of 0 for a bar of negative length
-            ax.annotate(number(value), (max(value, 0.0), k + offset), xytext=(3, 0), textcoords="offset points",
-                        va="center", fontsize=SMALL)
-    ax.axvline(demo["floor"], color="C3", ls="--", lw=1.5, label="least population excess of any equivariant predictor")
-    ax.set_yticks(y, list(table["student"]))
+            if abs(value) >= tiny or column == "population":
+                ax.annotate(number(value) if abs(value) >= tiny else "≈ 0", (max(value, 0.0), k + offset),
+                            xytext=(3, 0), textcoords="offset points", va="center", fontsize=SMALL)
+    ax.axvline(demo["floor"], color="C3", ls="--", lw=1.5, label="bound: any token-symmetric predictor")
+    ax.set_yticks(y, list(table[labels]))
     ax.invert_yaxis()
     ax.set(xlabel=r"excess at rank $r^*$  ($L - \sigma^2 T d$)", xlim=(0, 1.15 * float(table["population"].max())))
     _legend_below(ax, ncol=1)
+    return fig
+
+
+def figure_spectra(spectra: dict[str, np.ndarray], edge: float | None = None, height: float = 3.2,
+                   width: float = WIDTH):
+    """Singular values by index on a log axis, one marker series per matrix (``spectra``: label → values);
+    ``edge``, when given, is a dashed line at twice a noise edge (the numerical-rank threshold). Values below
+    10⁻⁶ of the largest (zero but for rounding) are left out: a log axis has no place for them."""
+    fig, ax = _figure(height, width)
+    top = max(float(np.max(v)) for v in spectra.values())
+    for (label, values), marker, color in zip(spectra.items(), "os^", ("C0", "C1", "C2"), strict=False):
+        values = np.asarray(values, dtype=float)
+        k = np.arange(1, len(values) + 1)
+        kept = values > 1e-6 * top
+        ax.plot(k[kept], values[kept], marker, color=color, ms=7, mfc="none" if marker == "o" else color, mew=1.5,
+                label=label)
+    if edge is not None:
+        ax.axhline(2 * edge, color="C3", ls="--", lw=1.2, label="twice the noise edge")
+    ax.set(yscale="log", xlabel="index i", ylabel=r"singular value $\sigma_i$")
+    ax.xaxis.set_major_locator(FixedLocator(list(range(1, len(next(iter(spectra.values()))) + 1, 2))))
+    _legend_below(ax)
+    fig.tight_layout()
+    return fig
+
+
+def figure_static_rank(inside: pd.DataFrame, outside: pd.DataFrame | None = None, height: float = 3.2,
+                       width: float = WIDTH):
+    """Energy effective rank (eq. 2) of a learned full-width kernel against the task's r*
+    (``argument.teaching.static_rank_sweep``): on tasks inside the attention class (circles), beside the
+    teacher's own energy rank (line), and, when given, outside it (crosses)."""
+    fig, ax = _figure(height, width)
+    ax.plot(inside["r_star"], inside["teacher"], "k-", lw=1.2, label=r"teacher's $\tilde R_{\mathrm{eff}}$")
+    ax.plot(inside["r_star"], inside["learned"], "o", color="C0", ms=8, mfc="none", mew=2,
+            label="learned, attention-native task")
+    if outside is not None:
+        ax.plot(outside["r_star"], outside["learned"], "x", color="C3", ms=8, mew=2,
+                label="learned, fixed-operator task")
+    drawn = [inside["teacher"], inside["learned"], *([outside["learned"]] if outside is not None else [])]
+    top = max(float(np.max(values)) for values in drawn)
+    ax.set(xlabel=r"the task's $r^*$", ylabel=r"$\tilde R_{\mathrm{eff}}(K)$", xticks=list(inside["r_star"]),
+           ylim=(0, 1.15 * top))  # room above the highest marker, which the axis's edge would cut in half
+    _legend_below(ax)
+    fig.tight_layout()
     return fig
 
 

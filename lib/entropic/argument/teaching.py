@@ -1,7 +1,10 @@
 """The small experiments of the teaching page (the Argument part): the Eckart–Young picture, rank sweeps of
 the §4 surrogate and of §6 attention-native tasks, the students of the §5 ladder scored on their training
-set and on fresh inputs, and the output energies that size the §6 gaps. Their figures are drawn by
-``argument.figures``; the theory page's checks compute in ``theorems`` and ``inflation``.
+set and on fresh inputs, the equivariance bound's share against T, the output energies that size the §6 gaps,
+a recovered kernel's spectrum (Shannon against energy rank), r* read from data before training, and the
+static kernel's rank on tasks inside and outside the attention class (App. B in miniature). Their figures are
+drawn by ``argument.figures``; the lesson's slides and handout by ``argument.lesson``; the theory page's checks
+compute in ``theorems`` and ``inflation``.
 
 Each experiment is seeded and runs on one CPU thread (the caller sets ``torch.set_num_threads``): seconds at
 the page's sizes, about a minute and a half for the ladder at the paper's §5 sizes.
@@ -14,10 +17,13 @@ import numpy as np
 import pandas as pd
 import torch
 
+from ..engine import spectral
 from ..engine.synthetic import theorems
+from ..engine.synthetic.attention_estimators import attention_kernel_v_known
 from ..engine.synthetic.models import QKStudents, SurrogateStudents
 from ..engine.synthetic.population import ladder_excesses
 from ..engine.synthetic.tasks import (
+    TEACHERS,
     attention_scores,
     make_attention_task,
     make_surrogate_task,
@@ -83,7 +89,6 @@ def attention_sweep(teacher: str = "linear_qk", T: int = 8, D: int = 8, r_star: 
                          "signal": float(clean.pow(2).sum((1, 2)).mean())})
 
 
-
 def output_energies(teacher: str = "linear_qk", T: int = 8, D: int = 8, r_star: int = 2, n: int = 200,
                     seed: int = 0, profile: str = "sharp") -> dict[str, float]:
     """Mean energies per sample of a §6 teacher's clean output M*(X) X V* on the inputs of its task
@@ -117,3 +122,112 @@ def break_demo(T: int = 8, D: int = 6, r_star: int = 3, n: int = 200, sigma: flo
     with torch.no_grad():
         mixers = model.mixer(out["task"].X[None, :2].to(next(model.parameters()).device))[0, 0].cpu()
     return {**out, "operator": out["task"].operator.numpy(), "mixers": mixers.numpy()}
+
+
+def first_failing_rung(excess: pd.DataFrame, noise_floor: float, band: float) -> str | None:
+    """The first rung of the ladder (in the order of ``excess``, :func:`break_demo`'s table) whose population
+    excess at rank r* leaves the achievability band, ``band`` · the noise floor; None when every rung stays in."""
+    if not band > 0 or not noise_floor > 0:
+        raise ValueError(f"band and noise_floor must be positive, got {band} and {noise_floor}")
+    out = excess[excess["population"] > band * noise_floor]
+    return None if out.empty else str(out["rung"].iloc[0])
+
+
+def bound_share(tokens=(4, 8, 16, 32), D: int = 6, r_star: int = 3, seed: int = 0,
+                profile: str = "sharp") -> pd.DataFrame:
+    """The equivariance bound as a share of the excess of the predictor 0, on §5 tasks of ``seed`` with T tokens.
+
+    ``share`` is ``theorems.equivariant_floor`` / (‖V*‖²_F ‖A*‖²_F), exact for each task; ``first_order`` is
+    1 − (Σλ)²/(T Σλ²): A*'s diagonal carries tr A* = Σλ, which a token-symmetric predictor keeps as its mean
+    (tr A*/T) I, and the rest of A* (its off-diagonal mean is O(1/T²)) is lost. One row per T.
+    """
+    lam = teacher_spectrum(r_star, profile).numpy()
+    rows = []
+    for T in tokens:
+        if T < max(2, r_star):
+            raise ValueError(f"every T must be at least max(2, r_star={r_star}), got {T}")
+        task = make_surrogate_task(T, D, r_star, 2, 0.0, seed, profile)
+        A, V = task.operator.double().numpy(), task.V.double().numpy()
+        zero = float(np.sum(V**2) * np.sum(A**2))
+        rows.append({"T": T, "share": theorems.equivariant_floor(A, V) / zero,
+                     "first_order": 1 - lam.sum() ** 2 / (T * np.sum(lam**2))})
+    return pd.DataFrame(rows)
+
+
+def recovery_spectrum(teacher: str = "softmax_qk", T: int = 8, D: int = 16, r_star: int = 3, n: int = 400,
+                      sigma: float = 0.05, seed: int = 0, steps: int = 800, init_scale: float = 0.3) -> dict:
+    """One over-parameterized student (rank D, initialized × ``init_scale``, App. C's recovery protocol) trained
+    on a §6 task: the singular values of its kernel K and of the teacher's K*, and their effective ranks.
+
+    Returns
+    -------
+    dict with ``learned`` and ``teacher`` : (D,) singular values, ``shannon`` and ``energy`` (eq. 1 and eq. 2)
+    of each as ``{"learned": …, "teacher": …}``, and ``excess`` (training loss − floor).
+    """
+    task = make_attention_task(teacher, T, D, r_star, n, sigma, seed)
+    student = QKStudents([seed], [D], T, D, init_scale=init_scale, softmax=teacher == "softmax_qk")
+    result = train(student, task.X, task.Y, steps, progress=False)
+    kernels = {"learned": student.kernel().detach()[0, 0].double(), "teacher": task.operator.double()}
+    return {**{name: spectral.singular_values(K).numpy() for name, K in kernels.items()},
+            "shannon": {name: float(spectral.effective_rank(K)) for name, K in kernels.items()},
+            "energy": {name: float(spectral.energy_effective_rank(K)) for name, K in kernels.items()},
+            "excess": float(result.final_loss[0, 0]) - task.noise_floor}
+
+
+def data_only_estimates(T: int = 8, D: int = 16, r_star: int = 3, n: int = 200, sigma: float = 0.05,
+                        seed: int = 0) -> pd.DataFrame:
+    """r* read from data before any training: the V-known kernel estimate K̂ of a linear and a softmax teacher
+    (``attention_estimators.attention_kernel_v_known``) on the §6 tasks of ``seed``. One row per teacher: the
+    numerical rank of K̂ (singular values above twice its noise edge), its energy effective rank (eq. 2), the
+    teacher's, K̂'s relative error ‖K̂ − K*‖_F/‖K*‖_F, the noise edge and K̂'s singular values (``spectrum``)."""
+    rows = []
+    for teacher in TEACHERS:
+        task = make_attention_task(teacher, T, D, r_star, n, sigma, seed)
+        estimate = attention_kernel_v_known(task.X, task.Y, task.V, teacher)
+        K = task.operator.double()
+        rows.append({"teacher": teacher, "numerical_rank": estimate.numerical_rank,
+                     "energy_rank": estimate.energy_effective_rank,
+                     "teacher_energy_rank": float(spectral.energy_effective_rank(K)),
+                     "relative_error": float((estimate.kernel - K).norm() / K.norm()),
+                     "noise_edge": estimate.noise_edge, "spectrum": spectral.singular_values(estimate.kernel).numpy()})
+    return pd.DataFrame(rows)
+
+
+def static_rank_sweep(task: str = "linear_qk", T: int = 8, D: int = 8, r_stars=(1, 2, 3, 4, 5, 6), n: int = 200,
+                      sigma: float = 0.05, seed: int = 0, steps: int = 800, init_scale: float = 0.3) -> pd.DataFrame:
+    """The static kernel's rank against the task's r*: one linear-QK student of full width D per task (App. C's
+    recovery protocol), all trained as one batch, on tasks of rank r* = ``r_stars`` inside the attention class
+    (``task="linear_qk"``, a §6 teacher) or outside it (``"surrogate"``, a §5 fixed operator A*).
+
+    Returns one row per r*: ``learned`` (eq. 2 of the learned K), ``teacher`` (eq. 2 of the task's operator, K* or
+    A*), ``excess`` (training loss − floor)."""
+    if task not in ("linear_qk", "surrogate"):
+        raise ValueError(f"task must be 'linear_qk' or 'surrogate', got {task!r}")
+    tasks = [make_attention_task("linear_qk", T, D, r, n, sigma, seed) if task == "linear_qk"
+             else make_surrogate_task(T, D, r, n, sigma, seed) for r in r_stars]
+    student = QKStudents([seed + k for k in range(len(tasks))], [D], T, D, init_scale=init_scale)
+    result = train(student, torch.stack([t.X for t in tasks]), torch.stack([t.Y for t in tasks]), steps,
+                   progress=False)
+    kernels = student.kernel().detach()[:, 0].double()  # (G, D, D)
+    return pd.DataFrame({"r_star": list(r_stars), "learned": spectral.energy_effective_rank(kernels).numpy(),
+                         "teacher": [float(spectral.energy_effective_rank(t.operator)) for t in tasks],
+                         "excess": result.final_loss[:, 0] - np.array([t.noise_floor for t in tasks])})
+
+
+def rank_slope(table: pd.DataFrame) -> float:
+    """The least-squares slope of the learned rank against r* in a :func:`static_rank_sweep` table."""
+    if len(table) < 2:
+        raise ValueError(f"a slope needs at least two tasks, got {len(table)}")
+    return float(np.polyfit(table["r_star"].to_numpy(float), table["learned"].to_numpy(float), 1)[0])
+
+
+def sizes_clause(paper: dict, shown: dict) -> str:
+    """How the ladder section's sizes ``shown`` stand to the paper's §5 sizes ``paper`` (each ``{"T", "d",
+    "r_star"}``), as the end of the teaching page's sentence "the section … of this book …": "runs it at the same
+    sizes", or the sizes it runs at when they differ (a smaller profile)."""
+    keys = ("T", "d", "r_star")
+    if any(key not in paper or key not in shown for key in keys):
+        raise ValueError(f"both sizes need {keys}, got {sorted(paper)} and {sorted(shown)}")
+    if all(paper[key] == shown[key] for key in keys):
+        return "runs it at the same sizes"
+    return f"runs it at $T = {shown['T']}$, $d = {shown['d']}$, $r^* = {shown['r_star']}$"

@@ -1,0 +1,84 @@
+"""The lesson's one-page handout: the learning goals, the key formulas and the exercises' prompts (no solution),
+printed on one A4 page by Chromium driven by Playwright, as the book's PDF is printed (used by
+``argument.lesson``). The words come from the chapter (``lesson_text``); MathJax 3 typesets the formulas.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import re
+import tempfile
+from pathlib import Path
+
+from .lesson_text import exercises, plain
+from .slides import MATHJAX_CONFIG, mathjax_script
+
+CSS = """
+@page { size: A4; margin: 11mm 12mm; }
+body { font-family: "DejaVu Sans", Arial, sans-serif; font-size: 9.2pt; line-height: 1.32; margin: 0; }
+h1 { font-size: 13pt; margin: 0 0 1mm 0; } .sub { margin: 0 0 2mm 0; color: #444; }
+h2 { font-size: 10.4pt; margin: 2mm 0 1mm 0; break-after: avoid; }
+.columns { column-count: 2; column-gap: 7mm; }
+ol, ul { margin: 0; padding-left: 4.5mm; } li { margin-bottom: 1mm; } p { margin: 0 0 1mm 0; }
+.exercise { break-inside: avoid; margin-bottom: 1.4mm; }
+"""
+
+
+def _inline(markdown: str) -> str:
+    """One line of Markdown as HTML without its paragraph."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    return re.sub(r"^<p>(.*)</p>\s*$", r"\1", markdown2html_mistune(markdown).strip(), flags=re.S)
+
+
+def handout_html(parts: dict, values: dict, mathjax: Path) -> str:
+    """The handout as one HTML page (MathJax from the file ``mathjax``)."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune as html
+
+    prompts = "".join(f'<div class="exercise"><b>Exercise {k}: {_inline(plain(e["title"], values))}.</b> '
+                      f'{html(plain(e["prompt"], values))}</div>' for k, e in enumerate(exercises(parts), start=1))
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Handout</title>'
+            f"<style>{CSS}</style><script>{MATHJAX_CONFIG}</script>"
+            f'<script src="{mathjax.as_uri()}"></script></head><body>'
+            f"<h1>{_inline(plain(parts['title'], values))}</h1>"
+            f'<p class="sub">Handout of a 50-minute lesson: predict before you compute; each solution is computed '
+            f"on the book's page.</p><div class=\"columns\">"
+            f"<h2>Learning goals</h2>{html(plain(parts['goals'], values))}"
+            f"<h2>Key formulas</h2>{html(plain(parts['formulas'], values))}"
+            f"<h2>Exercises</h2>{prompts}</div></body></html>")
+
+
+def pdf_pages(path: Path) -> int:
+    """The number of pages of a PDF that Chromium printed (it writes each page's dictionary as plain text)."""
+    return len(re.findall(rb"/Type\s*/Page(?![s\w])", path.read_bytes()))
+
+
+def _print(html: str, target: Path, browser: str) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as folder:
+        page_file = Path(folder) / "handout.html"
+        page_file.write_text(html)
+        with sync_playwright() as driver:
+            chromium = driver.chromium.launch(executable_path=browser, args=["--no-sandbox", "--disable-gpu"])
+            try:
+                page = chromium.new_page()
+                page.goto(page_file.as_uri(), wait_until="load")
+                page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+                page.evaluate("() => MathJax.startup.promise")
+                page.pdf(path=str(target), format="A4", print_background=True, prefer_css_page_size=True)
+            finally:
+                chromium.close()
+
+
+def write_handout(parts: dict, values: dict, target: Path, browser: str) -> Path:
+    """Print the handout to the PDF ``target`` with the Chromium binary ``browser``; a handout longer than one
+    page raises ``ValueError``. Playwright's synchronous driver runs in a thread of its own (a notebook's kernel
+    runs an event loop, which that driver refuses to share)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    html = handout_html(parts, values, mathjax_script())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(_print, html, target, browser).result()
+    if (pages := pdf_pages(target)) != 1:
+        raise ValueError(f"the handout runs to {pages} pages; it must fit one: shorten the goals, prompts or formulas")
+    return target
