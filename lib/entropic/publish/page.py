@@ -188,7 +188,7 @@ def fold(title: str, body: str) -> str:
 def show_fold(title: str, *bodies: str) -> None:
     from IPython.display import Markdown, display
 
-    display(Markdown(fold(title, "\n\n".join(bodies))))
+    display(Markdown(fold(title, in_words("\n\n".join(bodies)))))
 
 
 def show_provenance(results, what: str = "the table above") -> None:
@@ -209,6 +209,9 @@ def show_comparison(comparison: pd.DataFrame, caption: str, name: str) -> None:
     display(Markdown(comparison_markdown(comparison, caption, name)))
 
 
+SNAKE = re.compile(r"(?<![\w`$\\{])([a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])(?![\w`(}])")  # a code name: val_every, user_dir
+
+
 def configuration_markdown(results, name: str) -> str:
     """The resolved configuration in a dropdown (the banner above it names every difference): value, the
     paper's value (or that the paper states none), description."""
@@ -217,6 +220,8 @@ def configuration_markdown(results, name: str) -> str:
     table[["value", "paper"]] = table[["value", "paper"]].map(lambda v: literal.get(v, v)).map(
         lambda v: LONG_INT.sub(lambda m: number(int(m.group())), v) if isinstance(v, str) else v)  # 1,536,000
     table.index = pd.Index([f"`{name}`" for name in table.index], name="parameter")  # what a reader types
+    table[["value", "paper", "description"]] = table[["value", "paper", "description"]].map(
+        lambda v: SNAKE.sub(r"`\1`", v) if isinstance(v, str) else v)  # a parameter or choice named inside a cell
     differing = int((table["differs"] != "").sum())
     inner = table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
     differ = "none differs" if not differing else f"{differing} differ{'s' if differing == 1 else ''}"
@@ -298,6 +303,19 @@ def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
     })
     return table_markdown(rows, caption, name, index=False,
                           missing="not decided: the claim is not checked, or the paper states no number for it")
+
+
+def ledger_folds(claims: pd.DataFrame) -> str:
+    """The ledger's rows, one fold per section of the paper, in the book's order: its title says the section's
+    verdicts, so a reader opens the section whose count asks a question."""
+    parts = []
+    for section, own in claims.groupby("section", sort=False):
+        title = own["title"].iloc[0]
+        said = ", ".join(f"{n} {verdict}" for verdict, n in verdicts.counts(own).items() if n)
+        parts.append(fold(f"{title}: {len(own)} claim{'s' if len(own) != 1 else ''} ({said})",
+                          ledger_markdown(own, f"The claims of {title}, verdict first, with the table that decides "
+                                               f"each.", f"tbl-ledger-claims-{section}")))
+    return "\n".join(parts)
 
 
 def estimator_kinds() -> pd.DataFrame:

@@ -16,10 +16,11 @@ WORDS = {  # code name -> words
 MATH = {  # plain-text notation -> MyST math
     "R̃_eff": r"\tilde R_\mathrm{eff}", "R_eff": r"R_\mathrm{eff}", "CV_seed": r"\mathrm{CV}_\mathrm{seed}",
     "W_QK^h": r"W_{QK}^h", "W_QK": r"W_{QK}", "W_Q": r"W_Q", "W_K": r"W_K", "W_1": r"W_1", "W_2": r"W_2",
-    "d_h": r"d_h", "E_X": r"\mathbb E_X", "x_t": r"x_t",
+    "d_h": r"d_h", "E_X": r"\mathbb E_X", "H(x_t | x_{t−1})": r"H(x_t \mid x_{t-1})", "x_t": r"x_t",
 }
+CODE = {"matrix_rank"}  # names of code a reader may look up (NumPy's rule), set as code
 _PROTECTED = re.compile(r"(`[^`]*`|\$[^$]*\$|\{[a-z:-]+\}`[^`]*`)")  # code, math, MyST roles: left as they are
-_TOKEN = re.compile(r"(?<![\w\\])(" + "|".join(re.escape(k) for k in sorted({**WORDS, **MATH}, key=len,
+_TOKEN = re.compile(r"(?<![\w\\])(" + "|".join(re.escape(k) for k in sorted({*WORDS, *MATH, *CODE}, key=len,
                                                                                  reverse=True)) + r")(?![\w])")
 
 
@@ -30,6 +31,8 @@ def word(name):
 
 def _replace(match: re.Match) -> str:
     token = match.group(1)
+    if token in CODE:
+        return f"`{token}`"
     return WORDS[token] if token in WORDS else f"${MATH[token]}$"
 
 
