@@ -27,25 +27,27 @@ FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555">'
           '<span class="pageNumber"></span></div>')
 
 # The printed book is a preprint: the site's controls leave, the chapters are numbered as the contents number
-# them, and what the web page folds (evidence blocks, provenance, folded outputs) moves, open, into an appendix
-# part at the end, one section per chapter, each chapter saying where its evidence went. A title page with the
+# them, and what the web page folds (evidence blocks, provenance, folded outputs, the exercises' solutions) moves,
+# open, into an appendix part at the end, one section per chapter, each chapter saying where its evidence went.
+# A title page with the
 # abstract and a contents page with page numbers come first (``preprint``). Run in the printed page before
 # printing; it returns the chapters' titles in order.
 PREPRINT = r"""(front) => {
   const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
   $$('.headerlink, .copybtn, .toggle-button, button, .sd-summary-state-marker, .sd-summary-chevron-right, '
-     + '.sd-summary-chevron-down, .dropdown-launch-buttons, .article-header-buttons, script').forEach(e => e.remove());
-  $$('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));  // the exercises' solutions are printed
+     + '.sd-summary-chevron-down, .dropdown-launch-buttons, .article-header-buttons, .onlyprint, script')
+    .forEach(e => e.remove());  // .onlyprint: the theme's printed title and page contents (the preprint has its own)
+  $$('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));  // solutions print (in the appendix)
   const body = document.querySelector('.bd-article') || document.body;
   const chapters = $$('span[id^="document-"] + section', body);
   const appendix = document.createElement('section');
   appendix.className = 'evidence-appendix';
   appendix.innerHTML = '<h1 class="preprint-part">Appendix: the evidence</h1><p>What each web page folds beneath its '
-    + 'findings (configuration, specification tables, further figures, trajectories, provenance, re-run commands), '
-    + 'printed here in the order of the chapters.</p>';
+    + 'findings (configuration, specification tables, further figures, trajectories, provenance, re-run commands, '
+    + 'the solutions of the exercises), printed here in the order of the chapters.</p>';
   const titles = [];
   chapters.forEach((chapter, k) => {
-    const heading = chapter.querySelector('h1, h2');
+    const heading = [...chapter.children].find(e => /^H[1-6]$/.test(e.tagName));  // its title, at any depth
     const title = heading ? heading.textContent.replace(/#$/, '').trim() : `Chapter ${k + 1}`;
     titles.push(title);
     if (heading) {
@@ -53,7 +55,7 @@ PREPRINT = r"""(front) => {
       mark.className = 'preprint-marker'; mark.textContent = `@@chapter-${k + 1}@@`;
       heading.prepend(mark);
     }
-    const FOLDS = 'details.evidence, details.provenance, div.evidence, div.provenance, details.hide';
+    const FOLDS = 'details.evidence, details.provenance, div.evidence, div.provenance, details.hide, div.solution';
     const folded = $$(FOLDS, chapter).filter(e => !e.parentElement.closest(FOLDS));
     if (!folded.length) return;
     const part = document.createElement('section');

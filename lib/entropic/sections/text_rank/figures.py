@@ -47,10 +47,12 @@ def figure_deficiency(students: pd.DataFrame, cfg, tokens: int):
         ax.set(xlabel="query–key width r", title=title)
         ax.set_ylabel("validation loss above r = full\n(nats per character)" if ax is axes[0] else "")
     fig.tight_layout()
-    for ax in axes:
-        handles = ax.get_legend_handles_labels()
-        if handles[0]:
-            ax.legend(fontsize=figures.SMALL - 2, frameon=False)
+    for ax in axes:  # each panel's legend below it, off its curves
+        handles, labels = ax.get_legend_handles_labels()
+        if handles:
+            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.24),
+                      ncol=2 if len(labels) > 3 else 1,
+                      frameon=False, columnspacing=0.8, handlelength=1.6)
     return fig
 
 
