@@ -38,7 +38,7 @@ def documented_commands() -> list[tuple[str, str]]:
         for block in re.findall(r"```bash\n(.*?)```", (paths.ROOT / document).read_text(), re.S):
             for line in block.splitlines():
                 command = line.split("  #")[0].strip()
-                if command and not command.startswith(NOT_RUN):
+                if command and not command.startswith(("#", *NOT_RUN)):  # a comment line says what follows
                     found.setdefault(command, []).append(document)
     return [(", ".join(documents), command) for command, documents in found.items()]
 

@@ -221,6 +221,13 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
     raised after every page has run, the first one first, so one failing page does not stop the others."""
     import concurrent.futures
     import os
+    import threading
+
+    lock = threading.Lock()
+
+    def said(line: str) -> None:  # one page's line at a time: print writes a line and its end separately
+        with lock:
+            log(line)
 
     def reader(name: str) -> bool:
         return not is_section(name) and reads_results(paths.notebook_source(name).read_bytes())
@@ -229,7 +236,7 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
     futures = {}  # page index -> future
     for readers in (False, True):
         with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            futures |= {i: pool.submit(execute, *page, log=log) for i, page in enumerate(pages)
+            futures |= {i: pool.submit(execute, *page, log=said) for i, page in enumerate(pages)
                         if reader(page[0]) == readers}
     ordered = [futures[i] for i in range(len(pages))]
     errors = [f.exception() for f in ordered if f.exception() is not None]

@@ -26,7 +26,8 @@ TEXT_LICENSE = ("CC BY 4.0", "https://creativecommons.org/licenses/by/4.0/")
 def _config(root: Path) -> dict:
     import yaml
 
-    return yaml.safe_load((root / "_config.yml").read_text()) or {}
+    path = root / "_config.yml"  # a regular install has none: its repository is then unknown (repository_url says so)
+    return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
 
 
 def repository_url(root: Path = paths.ROOT) -> str:
