@@ -38,8 +38,9 @@ def test_every_chapter_starts_a_page_of_its_own(printed, tiny_book):
     assert len(titles) == sum(len(part["chapters"]) for part in toc["parts"])
     openings = [re.sub(r"^(\[[^\]]+\] )*", "", " ".join(unicodedata.normalize("NFKC", text).split()))
                 for text in pages]  # a page's text, less the labels a bibliography's text starts with
+    bare = [opening.replace(" ", "") for opening in openings]  # a title wrapped at its hyphen reads "50- minute"
     for title in titles:
-        assert any(opening.startswith(title) for opening in openings), title
+        assert any(opening.startswith(title.replace(" ", "")) for opening in bare), title
     assert len(titles) < len(pages) < 60 * len(titles)  # and nothing ran away (a table printed one cell a page)
 
 
