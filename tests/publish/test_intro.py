@@ -37,6 +37,10 @@ def test_the_abstract_counts_what_the_ledger_holds_and_names_what_holds_within_2
     assert intro.ESTABLISHES["surrogate"] in text
     assert intro.ESTABLISHES["real_corpora"] not in text  # App. B has open claims
     assert "118 of 120 tasks, missing only where T = d" in text and "factor of 34" in text and "3.7 %" in text
+    assert "has 6 of 109 students trained and decides no corpus yet" in text
+    one = intro.abstract(claims, {**FOUND, "sweep_decided": 1, "sweep_supported": 1, "sweep_done": 42})
+    assert "in 1 of 1 corpus decided so far (5 of 6 still training: 42 of 109 students stored)" in one
+    assert intro.words(one) <= intro.ABSTRACT_WORDS
     everything_holds = intro.abstract(_ledger({"surrogate": [R, R]}), FOUND)
     assert "fail" not in everything_holds.split("Beyond")[0]
 

@@ -140,8 +140,12 @@ def _sweep_clause(found: dict) -> str:
     if found["sweep_decided"] == 0:
         return (f"a capacity sweep for the attention-native rank of real text, declared in advance, has "
                 f"{found['sweep_done']} of {found['sweep_asked']} students trained and decides no corpus yet")
-    return (f"a capacity sweep finds a low-rank attention-native description of real text in "
-            f"{found['sweep_supported']} of {found['sweep_decided']} corpora it decides")
+    open_ = found["sweep_corpora"] - found["sweep_decided"]
+    return (f"a capacity sweep declared in advance finds a low-rank attention-native description of real text in "
+            f"{found['sweep_supported']} of {found['sweep_decided']} "
+            f"{'corpus' if found['sweep_decided'] == 1 else 'corpora'} decided so far"
+            + (f" ({open_} of {found['sweep_corpora']} still training: {found['sweep_done']} of "
+               f"{found['sweep_asked']} students stored)" if open_ else ""))
 
 
 def _listed(items: list[str]) -> str:

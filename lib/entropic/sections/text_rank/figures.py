@@ -20,14 +20,14 @@ def figure_deficiency(students: pd.DataFrame, cfg, tokens: int):
     found = ranks(students[students["tokens"] == tokens], cfg.ranks).set_index("corpus")
     fig, axes = plt.subplots(1, 2, figsize=(figures.WIDTH, 3.8), sharey=False)
     groups = [(axes[0], [ROUTING], "routing corpus (known rank)"),
-              (axes[1], [c for c in cfg.corpora if c in set(students["corpus"])], "the six corpora")]
+              (axes[1], [c for c in cfg.corpora if c in set(students["corpus"])], "the real corpora")]
     for ax, corpora, title in groups:
         taus = []
         for i, corpus in enumerate(corpora):
             if corpus not in table.index.get_level_values("corpus"):
                 continue
             curve = table.xs(corpus, level="corpus").xs(tokens, level="tokens").sort_index()
-            if cfg.widest not in curve.index:
+            if not set(cfg.ranks) <= set(curve.index):  # a corpus is drawn once every width of its sweep is stored
                 continue
             excess = curve["mean"] - curve.loc[cfg.widest, "mean"]
             own = students[(students["corpus"] == corpus) & (students["tokens"] == tokens)]
