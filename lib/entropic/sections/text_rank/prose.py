@@ -59,11 +59,11 @@ def facts(results, appendix_b=None) -> dict:
     hats = table[(table["tokens"] == budget) & (table["corpus"] != ROUTING)].dropna(subset=["r_hat"])
     out["r_hats"] = ", ".join(f"{c} {int(h)}" for c, h in zip(hats["corpus"], hats["r_hat"], strict=True)) or "none yet"
     said = [f"{q.split(':')[0]}: {o}" for q, o in zip(decided["quantity"], decided["outcome"], strict=True)]
-    reasons = sorted(set(real.loc[~real.index.isin(decided.index), "why"]))
+    others = real.loc[~real.index.isin(decided.index)]
+    reasons = sorted({f"{o} ({why})" for o, why in zip(others["outcome"], others["why"], strict=True)})
     out["low_rank_sentence"] = (f"{len(decided)} of {len(real)} corpora have a decided outcome"
                                 + (f" ({', '.join(said)})" if said else "") + "; "
-                                + (f"the others are undecided ({'; '.join(reasons)})." if reasons else
-                                   "none is undecided."))
+                                + (f"the others are {'; '.join(reasons)}." if reasons else "none is open."))
     out["tau_span"] = span(table[(table["tokens"] == budget) & (table["corpus"] != ROUTING)]["tau"])
     check_table = check(results, appendix_b)
     out["reuse_sentence"] = _reuse_sentence(check_table, table, budget) if len(check_table) else \
