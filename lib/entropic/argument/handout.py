@@ -49,8 +49,10 @@ def handout_html(parts: dict, values: dict, mathjax: Path) -> str:
 
 
 def pdf_pages(path: Path) -> int:
-    """The number of pages of a PDF that Chromium printed (it writes each page's dictionary as plain text)."""
-    return len(re.findall(rb"/Type\s*/Page(?![s\w])", path.read_bytes()))
+    """The number of pages of a PDF."""
+    from pypdf import PdfReader
+
+    return len(PdfReader(path).pages)
 
 
 def _print(html: str, target: Path, browser: str) -> None:

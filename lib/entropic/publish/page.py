@@ -212,6 +212,9 @@ def show_comparison(comparison: pd.DataFrame, caption: str, name: str) -> None:
 SNAKE = re.compile(r"(?<![\w`$\\{])([a-z][a-z0-9]*_[a-z0-9_]*[a-z0-9])(?![\w`(}])")  # a code name: val_every, user_dir
 
 
+ENVIRONMENT = re.compile(r"(\$[A-Z][A-Z0-9]*_[A-Z0-9_]+)")  # an environment variable: $ENTROPIC_CORPORA
+
+
 def configuration_markdown(results, name: str) -> str:
     """The resolved configuration in a dropdown (the banner above it names every difference): value, the
     paper's value (or that the paper states none), description."""
@@ -221,7 +224,7 @@ def configuration_markdown(results, name: str) -> str:
         lambda v: LONG_INT.sub(lambda m: number(int(m.group())), v) if isinstance(v, str) else v)  # 1,536,000
     table.index = pd.Index([f"`{name}`" for name in table.index], name="parameter")  # what a reader types
     table[["value", "paper", "description"]] = table[["value", "paper", "description"]].map(
-        lambda v: SNAKE.sub(r"`\1`", v) if isinstance(v, str) else v)  # a parameter or choice named inside a cell
+        lambda v: SNAKE.sub(r"`\1`", ENVIRONMENT.sub(r"`\1`", v)) if isinstance(v, str) else v)  # names in a cell
     differing = int((table["differs"] != "").sum())
     inner = table_markdown(table, "The parameters of this page beside the paper's (◀ marks a difference).", name)
     differ = "none differs" if not differing else f"{differing} differ{'s' if differing == 1 else ''}"

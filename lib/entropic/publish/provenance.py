@@ -23,7 +23,7 @@ def _source_link(base: str | None, function) -> str:
     path = Path(inspect.getsourcefile(function))
     line = inspect.getsourcelines(function)[1]
     shown = paths.shown(path)
-    label = f"`{function.__module__.removeprefix('entropic.')}.{function.__name__}` ({shown}, line {line})"
+    label = f"`{function.__module__.removeprefix('entropic.')}.{function.__name__}` (`{shown}`, line {line})"
     return f"[{label}]({base}/{shown}#L{line})" if base else label
 
 
@@ -69,7 +69,7 @@ def provenance_markdown(results, what: str = "the table above") -> str:
         plural = {name: "s" if "," in row[name] else "" for name in ("keys", "commits")}
         threads = f" on {row['threads']} thread{'' if row['threads'] == '1' else 's'}" if row["threads"] else ""
         lines.append(f"- {int(row['entries'])} job{'' if row['entries'] == 1 else 's'}"
-                     + ("" if kind == "—" else f" of kind *{kind}*")
+                     + ("" if kind == "—" else f" of kind `{kind}`")
                      + f", computed by {_source_link(base, function)} under version key{plural['keys']} "
                        f"`{row['keys']}`: on {row['devices']}{threads}, {when}"
                        f", from commit{plural['commits']} {row['commits']}; {_seconds(row['seconds'])} of compute "

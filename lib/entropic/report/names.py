@@ -17,6 +17,7 @@ MATH = {  # plain-text notation -> MyST math
     "R̃_eff": r"\tilde R_\mathrm{eff}", "R_eff": r"R_\mathrm{eff}", "CV_seed": r"\mathrm{CV}_\mathrm{seed}",
     "W_QK^h": r"W_{QK}^h", "W_QK": r"W_{QK}", "W_Q": r"W_Q", "W_K": r"W_K", "W_1": r"W_1", "W_2": r"W_2",
     "d_h": r"d_h", "E_X": r"\mathbb E_X", "H(x_t | x_{t−1})": r"H(x_t \mid x_{t-1})", "x_t": r"x_t",
+    "K_student": r"K_\mathrm{student}", "Y_n (X_n V)⁺": r"Y_n (X_n V)^+", "X_n V": r"X_n V",
 }
 CODE = {"matrix_rank"}  # names of code a reader may look up (NumPy's rule), set as code
 _PROTECTED = re.compile(r"(`[^`]*`|\$[^$]*\$|\{[a-z:-]+\}`[^`]*`)")  # code, math, MyST roles: left as they are
