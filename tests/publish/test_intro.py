@@ -41,6 +41,8 @@ def test_the_abstract_counts_what_the_ledger_holds_and_names_what_holds_within_2
     one = intro.abstract(claims, {**FOUND, "sweep_decided": 1, "sweep_supported": 1, "sweep_done": 42})
     assert "in 1 of 1 corpus decided so far (5 of 6 still training: 42 of 109 students stored)" in one
     assert intro.words(one) <= intro.ABSTRACT_WORDS
+    done = intro.abstract(claims, {**FOUND, "sweep_decided": 6, "sweep_supported": 4, "sweep_done": 109})
+    assert "real text in 4 of 6 corpora." in done  # the sweep complete: no "so far", nothing still training
     everything_holds = intro.abstract(_ledger({"surrogate": [R, R]}), FOUND)
     assert "fail" not in everything_holds.split("Beyond")[0]
 

@@ -97,6 +97,28 @@ def test_separation_is_a_cv_of_r_hat_above_020_and_the_predictor_needs_a_signifi
     assert predicts["outcome"] == "undecided" and "not significant" in predicts["why"]  # 3 corpora: p ≥ 0.05
 
 
+def _knee(at: int) -> dict:
+    """A corpus whose r̂ is ``at``: every narrower width 0.1 nats above the full width's loss."""
+    return {r: 1.25 + (0.1 if r < at else 0.0) for r in RANKS}
+
+
+def test_six_corpora_decide_the_predictor_by_its_permutation_p_and_show_spearman_and_appendix_b_beside(monkeypatch):
+    corpora = {name: _knee(at) for name, at in zip(text_rank.Config().corpora, RANKS, strict=True)}
+    monkeypatch.setattr(analysis, "predictor", lambda _, names: pd.Series([1.5, 2.0, 9.0, 3.0, 20.0, 40.0],
+                                                                          index=list(names)))
+    monkeypatch.setattr(analysis, "variation", lambda cfg, _: {"measures": pd.Series([0.05, 0.08]),
+                                                               "predictor": 0.66})
+    found = _outcomes(KNEE_AT_8, corpora)
+    hats = [1, 2, 4, 8, 16, 32]
+    predicts = found[found["key"] == "predicts"].iloc[0]
+    r = np.corrcoef([1.5, 2.0, 9.0, 3.0, 20.0, 40.0], hats)[0, 1]
+    assert predicts["ours"] == pytest.approx(r) and predicts["outcome"] == "supported"  # r ≈ 0.97, p < 0.05
+    assert "Spearman ρ = 0.94)" in predicts.name  # one swapped pair of six: ρ = 1 − 6·2/210 = 0.943
+    separates = found[found["key"] == "separates"].iloc[0]
+    assert separates["ours"] == pytest.approx(np.std(hats) / np.mean(hats)) and separates["outcome"] == "supported"
+    assert "App. B's measures at d_model = 128: 0.05–0.08, its predictor: 0.66" in separates.name
+
+
 def test_the_section_runs_at_the_tiny_profile_and_reads_its_own_students():
     results = runner.run("text_rank", "tiny", progress=False)
     students = analysis.rows(results)

@@ -143,7 +143,7 @@ def _sweep_clause(found: dict) -> str:
     open_ = found["sweep_corpora"] - found["sweep_decided"]
     return (f"a capacity sweep declared in advance finds a low-rank attention-native description of real text in "
             f"{found['sweep_supported']} of {found['sweep_decided']} "
-            f"{'corpus' if found['sweep_decided'] == 1 else 'corpora'} decided so far"
+            f"{'corpus' if found['sweep_decided'] == 1 else 'corpora'}" + (" decided so far" if open_ else "")
             + (f" ({open_} of {found['sweep_corpora']} still training: {found['sweep_done']} of "
                f"{found['sweep_asked']} students stored)" if open_ else ""))
 

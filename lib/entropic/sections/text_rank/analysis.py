@@ -14,6 +14,8 @@ import pandas as pd
 from ...engine import statistics as stats
 from ...engine.spectral import energy_effective_rank_from_spectrum
 from ...report import verdicts
+from ...report.numbers import number, span
+from ..real_corpora import analysis as corpora_analysis
 from .spec import ROUTING
 
 CV_LIMIT = 0.20  # (b): the top of the paper's range for the model-side measures' across-corpus CV
@@ -176,13 +178,15 @@ def power(results, table: pd.DataFrame) -> dict:
             "complete": hat is not None}
 
 
-def _outcome(claim: str, quantity: str, value, supported: bool | None, why: str = "", missing: bool = False) -> dict:
+def _outcome(claim: str, quantity: str, value, supported: bool | None, why: str = "", missing: bool = False,
+             beside: str = "") -> dict:
     """One declared claim's row: its outcome is supported or contradicted when the rule decides it, undecided when
-    ``why`` says what keeps it open, and not computed yet when its students are ``missing``."""
+    ``why`` says what keeps it open, and not computed yet when its students are ``missing``; ``beside`` is what the
+    prose sets next to the value (also part of ``quantity``)."""
     outcome = MISSING if missing else UNDECIDED if why or supported is None else \
         SUPPORTED if supported else CONTRADICTED
     return {"claim": CLAIM_WORDS[claim], "key": claim, "quantity": quantity, "ours": value, "outcome": outcome,
-            "why": why}
+            "why": why, "beside": beside}
 
 
 def compare(results, appendix_b=None) -> pd.DataFrame:
@@ -219,8 +223,11 @@ def compare(results, appendix_b=None) -> pd.DataFrame:
         return pd.DataFrame(out)
     cv = stats.coefficient_of_variation(hats)
     why = "a corpus's r̂ is undecided or missing" if open_ else ""
-    out.append(_outcome("separates", f"CV of r̂ across {len(hats)} corpora (> {CV_LIMIT} separates)", cv,
-                        cv > CV_LIMIT, why))
+    beside = variation(cfg, appendix_b)
+    shown = "" if beside is None else (f"App. B's measures at d_model = {cfg.d_model}: {span(beside['measures'])}, "
+                                       f"its predictor: {number(beside['predictor'], 2)}")
+    out.append(_outcome("separates", f"CV of r̂ across {len(hats)} corpora (> {CV_LIMIT} separates"
+                        + (f"; {shown})" if shown else ")"), cv, cv > CV_LIMIT, why, beside=shown))
     pred = predictor(appendix_b, hats.index)
     if pred is None or hats.nunique() < 2:
         out.append(_outcome("predicts", "Pearson(predicted rank, r̂)", math.nan, None,
@@ -228,11 +235,26 @@ def compare(results, appendix_b=None) -> pd.DataFrame:
         return pd.DataFrame(out)
     r = stats.pearson(pred, hats.loc[pred.index])
     p = stats.permutation_p(pred.to_numpy(), hats.loc[pred.index].to_numpy())
+    rho = stats.spearman(pred, hats.loc[pred.index])
     significant = p < verdicts.SIGNIFICANCE
-    out.append(_outcome("predicts", f"Pearson(predicted rank, r̂) across {len(pred)} corpora, p = {p:.2g} (|r| ≥ "
-                        f"{stats.critical_r(len(pred)):.2f} needed)", r, (r > 0) if significant else None,
-                        why or ("" if significant else "not significant: the corpora cannot decide the sign")))
+    shown = f"p = {p:.2g}, |r| ≥ {stats.critical_r(len(pred)):.2f} needed; Spearman ρ = {number(rho, 2)}"
+    out.append(_outcome("predicts", f"Pearson(predicted rank, r̂) across {len(pred)} corpora ({shown})", r,
+                        (r > 0) if significant else None,
+                        why or ("" if significant else "not significant: the corpora cannot decide the sign"),
+                        beside=shown))
     return pd.DataFrame(out)
+
+
+def variation(cfg, appendix_b) -> dict | None:
+    """What (b) shows beside the CV of r̂: the across-corpus CV of App. B's model-side measures at the sweep's
+    d_model (its main reading) and of its predictor, or None without App. B's results."""
+    if appendix_b is None or "predictor" not in appendix_b.tables or "heads" not in appendix_b.tables:
+        return None
+    table = corpora_analysis.measure_variation(appendix_b)
+    if cfg.d_model not in table.index:
+        return None
+    row = table.loc[cfg.d_model]
+    return {"measures": row.drop("predictor").dropna(), "predictor": float(row["predictor"])}
 
 
 def predictor(appendix_b, corpora) -> pd.Series | None:

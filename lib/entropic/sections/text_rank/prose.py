@@ -64,11 +64,26 @@ def facts(results, appendix_b=None) -> dict:
     out["low_rank_sentence"] = (f"{len(decided)} of {len(real)} corpora have a decided outcome"
                                 + (f" ({', '.join(said)})" if said else "") + "; "
                                 + (f"the others are {'; '.join(reasons)}." if reasons else "none is open."))
+    out["across_sentence"] = _across_sentence(found)
     out["tau_span"] = span(table[(table["tokens"] == budget) & (table["corpus"] != ROUTING)]["tau"])
     check_table = check(results, appendix_b)
     out["reuse_sentence"] = _reuse_sentence(check_table, table, budget) if len(check_table) else \
         "The reuse check has not run yet."
     return out
+
+
+def _across_sentence(found: pd.DataFrame) -> str:
+    """Claims (b) and (c) in words: the value each rule judged, what it is shown beside, and the outcome."""
+    across = found[found["key"].isin(["separates", "predicts"])].set_index("key")
+    if (across["outcome"] == "not computed yet").any():
+        return "The claims across corpora, (b) and (c), wait until at least three corpora have r̂."
+    said = []
+    for key, row in across.iterrows():
+        value = f"{'the CV of r̂' if key == 'separates' else 'Pearson’s r'} is {number(row['ours'], 2)}"
+        beside = f" ({row['beside']})" if row["beside"] else ""
+        why = f" ({row['why']})" if row["why"] else ""
+        said.append(f"({'b' if key == 'separates' else 'c'}) Across corpora {value}{beside}: {row['outcome']}{why}.")
+    return " ".join(said)
 
 
 def _power_sentence(sees: dict, cfg, budget: int) -> str:
