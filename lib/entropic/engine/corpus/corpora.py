@@ -44,7 +44,7 @@ from .tokens import Corpus, Splits, build_vocab, decode, encode, split, split_bl
 
 __all__ = [
     "CORPUS_NAMES", "PINS", "SOURCES", "Corpus", "CorpusUnavailable", "Pin", "Provenance", "Splits", "build_vocab",
-    "decode", "default_cache_dir", "download_corpus", "encode", "load_corpora", "load_corpus",
+    "decode", "default_cache_dir", "download_corpus", "encode", "load_corpora", "load_corpus", "load_planned",
     "locate_corpus", "read_text_file", "shared_corpora_dir", "split", "split_blocks", "substitute_text",
 ]
 
@@ -285,6 +285,23 @@ def load_corpus(name: str, *, user_dir: str | os.PathLike | None = None, max_cha
     used = text if max_chars is None else text[:max_chars]
     vocab = build_vocab(used)
     return Corpus(name, used, vocab, encode(used, vocab), provenance)
+
+
+def load_planned(name: str, sha256: str, *, user_dir: str | os.PathLike | None = None, max_chars: int | None = None,
+                 sources: Sequence[str] | None = None) -> Corpus:
+    """The corpus a job was planned on: :func:`load_corpus` from ``sources`` (a labelled substitute only where they
+    name ``"substitute"``), refused unless its text still has the ``sha256`` the plan recorded.
+
+    Raises
+    ------
+    ValueError : the file changed since the jobs were planned (both digests named), or as :func:`load_corpus`.
+    """
+    corpus = load_corpus(name, user_dir=user_dir, max_chars=max_chars, sources=sources,
+                         substitute="substitute" in (sources or ()))
+    if corpus.provenance.sha256 != sha256:
+        raise ValueError(f"corpus {name!r} changed since the jobs were planned (sha256 "
+                         f"{corpus.provenance.sha256[:12]}…, planned {sha256[:12]}…)")
+    return corpus
 
 
 def load_corpora(names: Sequence[str] = CORPUS_NAMES, **kwargs) -> tuple[dict[str, Corpus], list[tuple[str, str]]]:

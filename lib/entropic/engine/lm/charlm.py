@@ -33,10 +33,21 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-__all__ = ["CharLM", "eval_windows", "evaluate", "sample_windows"]
+__all__ = ["CharLM", "check_shape", "eval_windows", "evaluate", "sample_windows"]
 
 # name -> (shape after (M,), kind); kind: "w" normal 0.02, "proj" residual projection, "zero", "one"
 _INIT_STD = 0.02
+
+
+def check_shape(vocab_size: int, context: int, d_model: int, n_layers: int, n_heads: int) -> None:
+    """Raise ValueError naming the offending value unless V, T, D, L, H are positive and H divides D (the shape
+    every char LM of App. B's architecture needs: ``CharLM`` and ``ranked.RankedLM``)."""
+    for label, value in (("vocab_size", vocab_size), ("context", context), ("d_model", d_model),
+                         ("n_layers", n_layers), ("n_heads", n_heads)):
+        if int(value) < 1:
+            raise ValueError(f"{label} must be positive, got {value}")
+    if d_model % n_heads:
+        raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
 
 
 def _param_specs(V: int, T: int, D: int, L: int, H: int) -> dict[str, tuple[tuple[int, ...], str]]:
@@ -77,12 +88,7 @@ class CharLM(nn.Module):
         seeds = [int(s) for s in seeds]
         if not seeds:
             raise ValueError(f"need at least one seed, got {seeds}")
-        for label, value in (("vocab_size", vocab_size), ("context", context), ("d_model", d_model),
-                             ("n_layers", n_layers), ("n_heads", n_heads)):
-            if int(value) < 1:
-                raise ValueError(f"{label} must be positive, got {value}")
-        if d_model % n_heads:
-            raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+        check_shape(vocab_size, context, d_model, n_layers, n_heads)
         self.seeds, self.M, self.V, self.T = seeds, len(seeds), vocab_size, context
         self.D, self.L, self.H, self.dh = d_model, n_layers, n_heads, d_model // n_heads
         specs = _param_specs(vocab_size, context, d_model, n_layers, n_heads)

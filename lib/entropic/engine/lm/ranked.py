@@ -26,6 +26,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .charlm import check_shape
+
 __all__ = ["RankedLM"]
 
 _INIT_STD = 0.02
@@ -48,12 +50,7 @@ class RankedLM(nn.Module):
     def __init__(self, seed: int, vocab_size: int, context: int, d_model: int = 128, n_layers: int = 2,
                  n_heads: int = 4, qk_width: int | None = None):
         super().__init__()
-        for label, value in (("vocab_size", vocab_size), ("context", context), ("d_model", d_model),
-                             ("n_layers", n_layers), ("n_heads", n_heads)):
-            if int(value) < 1:
-                raise ValueError(f"{label} must be positive, got {value}")
-        if d_model % n_heads:
-            raise ValueError(f"d_model={d_model} is not divisible by n_heads={n_heads}")
+        check_shape(vocab_size, context, d_model, n_layers, n_heads)
         dh = d_model // n_heads
         r = dh if qk_width is None else int(qk_width)
         if not 1 <= r <= dh:

@@ -16,11 +16,8 @@ from ...jobs.store import Job
 
 def _corpus(p: dict):
     """The corpus of a job, its three parts and the provenance columns every row carries."""
-    corpus = corpora.load_corpus(p["corpus"], user_dir=p["corpus_dir"], max_chars=p["max_chars"],
-                                 sources=p["sources"], substitute="substitute" in p["sources"])
-    if corpus.provenance.sha256 != p["sha256"]:
-        raise ValueError(f"corpus {p['corpus']!r} changed since the jobs were planned (sha256 "
-                         f"{corpus.provenance.sha256[:12]}…, planned {p['sha256'][:12]}…)")
+    corpus = corpora.load_planned(p["corpus"], p["sha256"], user_dir=p["corpus_dir"], max_chars=p["max_chars"],
+                                  sources=p["sources"])
     parts = corpora.split_blocks(corpus.tokens, p["block"], p["val_every"], p["tail_fraction"])
     source = {"corpus": corpus.name, "source": corpus.provenance.source, "sha256": corpus.provenance.sha256,
               "matches_pin": corpus.provenance.matches_pin, "note": corpus.provenance.note,

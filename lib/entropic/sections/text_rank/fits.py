@@ -16,11 +16,8 @@ from .spec import ROUTING
 
 def _real(p: dict):
     """A real corpus cut as App. B cuts it: its training stream, validation parts and provenance columns."""
-    corpus = corpora.load_corpus(p["corpus"], user_dir=p["corpus_dir"], max_chars=p["max_chars"],
-                                 sources=p["sources"], substitute="substitute" in p["sources"])
-    if corpus.provenance.sha256 != p["sha256"]:
-        raise ValueError(f"corpus {p['corpus']!r} changed since the jobs were planned (sha256 "
-                         f"{corpus.provenance.sha256[:12]}…, planned {p['sha256'][:12]}…)")
+    corpus = corpora.load_planned(p["corpus"], p["sha256"], user_dir=p["corpus_dir"], max_chars=p["max_chars"],
+                                  sources=p["sources"])
     parts = corpora.split_blocks(corpus.tokens, p["block"], p["val_every"], p["tail_fraction"])
     source = {"source": corpus.provenance.source, "sha256": corpus.provenance.sha256,
               "vocab_size": corpus.vocab_size, "chars": len(corpus.text)}
