@@ -43,6 +43,18 @@ def test_the_abstract_counts_what_the_ledger_holds_and_names_what_holds_within_2
     assert intro.words(one) <= intro.ABSTRACT_WORDS
     done = intro.abstract(claims, {**FOUND, "sweep_decided": 6, "sweep_supported": 4, "sweep_done": 109})
     assert "real text in 4 of 6 corpora." in done  # the sweep complete: no "so far", nothing still training
+    across = {"sweep_separates": {"value": 0.788, "outcome": "supported", "p": float("nan")},
+              "sweep_predicts": {"value": -0.287, "outcome": "not significant", "p": 0.55},
+              "sweep_measures": "0.047–0.334"}
+    complete = {**FOUND, "sweep_decided": 6, "sweep_supported": 4, "sweep_done": 109, **across}
+    text = intro.abstract(claims, complete)
+    assert text.endswith("real text in 4 of 6 corpora; the rank it reads separates the corpora (CV 0.79, where "
+                         "App. B's model-side measures give 0.047–0.334).")
+    assert intro.words(text) <= intro.ABSTRACT_WORDS
+    finding = intro.findings(claims, complete)[-1]
+    assert "App. B's lag-MI predictor's correlation with it is not significant (Pearson r = −0.29, p = 0.55)" in finding
+    flat = {**complete, "sweep_separates": {**across["sweep_separates"], "value": 0.1, "outcome": "contradicted"}}
+    assert "the rank it reads does not separate the corpora (CV 0.1," in intro.abstract(claims, flat)
     everything_holds = intro.abstract(_ledger({"surrogate": [R, R]}), FOUND)
     assert "fail" not in everything_holds.split("Beyond")[0]
 

@@ -94,7 +94,7 @@ def test_separation_is_a_cv_of_r_hat_above_020_and_the_predictor_needs_a_signifi
     found = _outcomes(KNEE_AT_8, corpora)
     predicts = found[found["key"] == "predicts"].iloc[0]
     assert predicts["ours"] == pytest.approx(np.corrcoef([3, 9, 1], [8, 32, 1])[0, 1])
-    assert predicts["outcome"] == "undecided" and "not significant" in predicts["why"]  # 3 corpora: p ≥ 0.05
+    assert predicts["outcome"] == "not significant" and predicts["why"] == ""  # 3 corpora: p ≥ 0.05, the rule's word
 
 
 def _knee(at: int) -> dict:
@@ -128,3 +128,21 @@ def test_the_section_runs_at_the_tiny_profile_and_reads_its_own_students():
     assert set(found["key"]) == {"low_rank", "separates", "predicts"}
     facts = text_rank.facts(results)
     assert all(isinstance(v, (int, float, str)) for v in facts.values())
+
+
+def test_the_outcomes_table_leads_with_the_outcome_and_the_tolerance_readings_say_what_they_would_move(monkeypatch):
+    monkeypatch.setattr(analysis, "predictor", lambda _, names: pd.Series([3.0, 9.0, 1.0], index=list(names)))
+    corpora = {"english": KNEE_AT_8, "json": FULL, "linux": {**FULL, 16: 1.252}}  # linux: 16 is 0.002 above 32
+    results = _Results(_students({"routing": KNEE_AT_8, **corpora}, tokens=(7_680_000,)), tuple(corpora))
+    table = text_rank.outcomes(text_rank.compare(results))
+    assert list(table.columns) == ["outcome", "claim", "measured", "ours"]  # the outcome first; nothing open
+    table = table.set_index("claim")
+    assert table.loc["(c) across corpora", "outcome"] == "not significant"  # three corpora: p ≥ 0.05
+    assert list(table.index) == ["(a) english", "(a) json", "(a) linux", "(b) across corpora", "(c) across corpora"]
+    assert table.loc["(a) linux", "outcome"] == "supported" and table.loc["(a) linux", "ours"] == 16
+    assert table.loc["(a) json", "measured"].startswith("r̂ = 32 of 32")
+    # τ = 0.00327: at τ/2 linux's 16 is outside (r̂ = 32, the outcome flips), at 2τ its 8 is still 0.05 above
+    sentence = text_rank.facts(results)["tolerance_sentence"]
+    assert "r̂ moves in 1 of 3 corpora (linux 32 and 16)" in sentence
+    assert "(a)'s outcome differs under one of them for linux," in sentence
+    assert f"the CV of r̂ is {np.std([8, 32, 32]) / np.mean([8, 32, 32]):.2f} and" in sentence

@@ -5,6 +5,7 @@ section or check that computes it. Used by ``notebooks/intro.md``.
 
 from __future__ import annotations
 
+import math
 import re
 
 import pandas as pd
@@ -13,7 +14,7 @@ from .. import registry
 from ..argument import checks
 from ..jobs import runner
 from ..report import verdicts
-from ..report.numbers import number
+from ..report.numbers import number, span
 from . import build
 
 ENVIRONMENTS = ("theorem", "proposition", "corollary", "lemma")
@@ -85,9 +86,15 @@ def beyond(profile: str) -> dict:
     if found.entries:
         outcomes = sweep.compare(found, _results("real_corpora", profile))
         low = outcomes[outcomes["key"] == "low_rank"]
-        out |= {"sweep_decided": int(low["outcome"].isin(["supported", "contradicted"]).sum()),
+        out |= {"sweep_decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
                 "sweep_supported": int((low["outcome"] == "supported").sum()), "sweep_corpora": len(low),
                 "sweep_done": len(found.entries), "sweep_asked": len(found.entries) + len(found.missing)}
+        across = outcomes[outcomes["key"] != "low_rank"].set_index("key")
+        if {"separates", "predicts"} <= set(across.index) and not (across["outcome"] == sweep.MISSING).any():
+            out |= {"sweep_" + key: {"value": float(row["ours"]), "outcome": row["outcome"], "p": float(row["p"])}
+                    for key, row in across.iterrows()}
+            beside = sweep.variation(found.cfg, _results("real_corpora", profile))
+            out["sweep_measures"] = span(beside["measures"]) if beside is not None else ""
     return out
 
 
@@ -134,18 +141,33 @@ def abstract(claims: pd.DataFrame, found: dict) -> str:
     return text + "; " + _sweep_clause(found) + "."
 
 
-def _sweep_clause(found: dict) -> str:
+def _sweep_clause(found: dict, detail: bool = False) -> str:
+    """The sweep in words: the abstract's clause, and with ``detail`` the finding's, which adds claim (c)."""
     if "sweep_done" not in found:
         return "a capacity sweep for the attention-native rank of real text is declared and under way"
     if found["sweep_decided"] == 0:
         return (f"a capacity sweep for the attention-native rank of real text, declared in advance, has "
                 f"{found['sweep_done']} of {found['sweep_asked']} students trained and decides no corpus yet")
     open_ = found["sweep_corpora"] - found["sweep_decided"]
-    return (f"a capacity sweep declared in advance finds a low-rank attention-native description of real text in "
+    text = (f"a capacity sweep declared in advance finds a low-rank attention-native description of real text in "
             f"{found['sweep_supported']} of {found['sweep_decided']} "
             f"{'corpus' if found['sweep_decided'] == 1 else 'corpora'}" + (" decided so far" if open_ else "")
             + (f" ({open_} of {found['sweep_corpora']} still training: {found['sweep_done']} of "
                f"{found['sweep_asked']} students stored)" if open_ else ""))
+    if "sweep_separates" not in found:
+        return text
+    separates, predicts = found["sweep_separates"], found["sweep_predicts"]
+    cv = f"CV {number(separates['value'], 2)}" + (
+        f", where App. B's model-side measures give {found['sweep_measures']}" if found["sweep_measures"] else "")
+    verb = {"supported": "separates", "contradicted": "does not separate"}.get(separates["outcome"])
+    text += (f"; the rank it reads {verb} the corpora ({cv})" if verb else
+             f"; whether the rank it reads separates the corpora is {separates['outcome']} ({cv})")
+    if not detail:
+        return text
+    if math.isfinite(predicts["value"]):
+        return text + (f", and App. B's lag-MI predictor's correlation with it is {predicts['outcome']} (Pearson r = "
+                       f"{number(predicts['value'], 2)}, p = {number(predicts['p'], 2)})")
+    return text + f"; whether App. B's lag-MI predictor predicts it is {predicts['outcome']}"
 
 
 def _listed(items: list[str]) -> str:
@@ -196,7 +218,8 @@ def findings(claims: pd.DataFrame, found: dict) -> list[str]:
                    f"tokens" + (" and rises after, as the model memorizes its corpus" if found["long_rises"] else "")
                    + f"; its layer readings are still moving at {found['long_last_tokens'] / 1e6:g}M "
                    f"({{doc}}`real_corpora`).")
-    out.append(_sweep_clause(found)[:1].upper() + _sweep_clause(found)[1:] + " ({doc}`text_rank`).")
+    sweep = _sweep_clause(found, detail=True)
+    out.append(sweep[:1].upper() + sweep[1:] + " ({doc}`text_rank`).")
     return out
 
 

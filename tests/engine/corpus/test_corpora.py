@@ -33,6 +33,17 @@ def test_a_user_directory_is_read_first_and_its_provenance_recorded(tmp_path, mo
     assert list(corpus.vocab) == sorted(set(TEXT))
 
 
+def test_a_planned_corpus_loads_while_its_text_is_the_planned_one_and_is_refused_once_it_changed(tmp_path, monkeypatch):
+    _isolated(tmp_path, monkeypatch)
+    (tmp_path / "english.txt").write_text(TEXT)
+    planned = hashlib.sha256(TEXT.encode()).hexdigest()
+    corpus = corpora.load_planned("english", planned, user_dir=tmp_path, sources=("user_dir",))
+    assert corpus.text == TEXT
+    (tmp_path / "english.txt").write_text(TEXT + "Whether 'tis nobler in the mind to suffer\n")
+    with pytest.raises(ValueError, match=rf"'english' changed since the jobs were planned .*planned {planned[:12]}"):
+        corpora.load_planned("english", planned, user_dir=tmp_path, sources=("user_dir",))
+
+
 def test_the_environment_variable_names_the_user_directory(tmp_path, monkeypatch):
     _isolated(tmp_path, monkeypatch)
     (tmp_path / "json.txt").write_text('{"a": 1}\n')

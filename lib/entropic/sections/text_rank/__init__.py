@@ -9,12 +9,13 @@ the sentences whose words follow the data; ``figures`` draws them. This file onl
 
 from __future__ import annotations
 
-from .analysis import check, compare, ranks, rows
+from .analysis import DECIDED, MISSING, check, compare, ranks, rows, variation
 from .declared import DECLARED
 from .figures import figure_deficiency, figure_kernels
 from .fits import fit, kernel_rows
-from .prose import facts, per_corpus
+from .prose import facts, outcomes, per_corpus
 from .spec import CLAIMS, READS, ROUTING, TABLE, TITLE, Config, jobs
 
-__all__ = ["CLAIMS", "DECLARED", "READS", "ROUTING", "TABLE", "TITLE", "Config", "check", "compare", "facts",
-           "figure_deficiency", "figure_kernels", "fit", "jobs", "kernel_rows", "per_corpus", "ranks", "rows"]
+__all__ = ["CLAIMS", "DECIDED", "DECLARED", "MISSING", "READS", "ROUTING", "TABLE", "TITLE", "Config", "check",
+           "compare", "facts", "figure_deficiency", "figure_kernels", "fit", "jobs", "kernel_rows", "outcomes",
+           "per_corpus", "ranks", "rows", "variation"]

@@ -156,8 +156,10 @@ def ranks(students: pd.DataFrame, grid) -> pd.DataFrame:
 # --- the outcomes -----------------------------------------------------------------------------------------------
 
 SUPPORTED, CONTRADICTED, UNDECIDED, MISSING = "supported", "contradicted", "undecided", "not computed yet"
+NOT_SIGNIFICANT = verdicts.NOT_SIGNIFICANT  # (c)'s declared word for a correlation whose p is at least 0.05
+DECIDED = (SUPPORTED, CONTRADICTED)
 # The declared claims are this book's hypotheses, not the paper's claims: their outcomes are named for what they
-# are (supported, contradicted, undecided) and are not counted in the ledger of the paper's claims.
+# are (supported, contradicted, not significant, undecided) and are not counted in the ledger of the paper's claims.
 CLAIM_WORDS = {"low_rank": "real text admits a low-rank attention-native description",
                "separates": "r̂ separates corpora", "predicts": "the lag-MI predictor predicts r̂"}
 
@@ -179,14 +181,15 @@ def power(results, table: pd.DataFrame) -> dict:
 
 
 def _outcome(claim: str, quantity: str, value, supported: bool | None, why: str = "", missing: bool = False,
-             beside: str = "") -> dict:
+             beside: str = "", otherwise: str = UNDECIDED, p: float = math.nan) -> dict:
     """One declared claim's row: its outcome is supported or contradicted when the rule decides it, undecided when
-    ``why`` says what keeps it open, and not computed yet when its students are ``missing``; ``beside`` is what the
-    prose sets next to the value (also part of ``quantity``)."""
-    outcome = MISSING if missing else UNDECIDED if why or supported is None else \
+    ``why`` says what keeps it open, ``otherwise`` (the rule's own word) when the rule decides neither, and not
+    computed yet when its students are ``missing``; ``beside`` is what the prose sets next to the value (also part
+    of ``quantity``), ``p`` a correlation's permutation p-value."""
+    outcome = MISSING if missing else UNDECIDED if why else otherwise if supported is None else \
         SUPPORTED if supported else CONTRADICTED
     return {"claim": CLAIM_WORDS[claim], "key": claim, "quantity": quantity, "ours": value, "outcome": outcome,
-            "why": why, "beside": beside}
+            "why": why, "beside": beside, "p": p}
 
 
 def compare(results, appendix_b=None) -> pd.DataFrame:
@@ -239,9 +242,7 @@ def compare(results, appendix_b=None) -> pd.DataFrame:
     significant = p < verdicts.SIGNIFICANCE
     shown = f"p = {p:.2g}, |r| ≥ {stats.critical_r(len(pred)):.2f} needed; Spearman ρ = {number(rho, 2)}"
     out.append(_outcome("predicts", f"Pearson(predicted rank, r̂) across {len(pred)} corpora ({shown})", r,
-                        (r > 0) if significant else None,
-                        why or ("" if significant else "not significant: the corpora cannot decide the sign"),
-                        beside=shown))
+                        (r > 0) if significant else None, why, beside=shown, otherwise=NOT_SIGNIFICANT, p=p))
     return pd.DataFrame(out)
 
 

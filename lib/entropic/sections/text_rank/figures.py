@@ -13,46 +13,58 @@ from .spec import ROUTING
 
 
 def figure_deficiency(students: pd.DataFrame, cfg, tokens: int):
-    """Validation loss above the full-width student's against the query–key width r (log₂ axis), seed means with
-    the seeds' range as bars: the routing corpus (the power check, its kernel's rank marked) on the left, the real
-    corpora on the right; the grey band is each curve's tolerance τ (the widest one drawn)."""
+    """Validation loss above the full-width student's against the query–key width r (log₂ axis), one panel per
+    corpus whose every width is stored (the routing corpus, the power check, first, its kernel's rank marked):
+    seed means with the seeds' range as bars, the corpus's own tolerance τ as a grey band and its r̂ as a marker
+    on the top edge. The panels share both axes, so that the size of a deficiency compares across corpora."""
     table = curves(students[students["tokens"] == tokens])
     found = ranks(students[students["tokens"] == tokens], cfg.ranks).set_index("corpus")
-    fig, axes = plt.subplots(1, 2, figsize=(figures.WIDTH, 3.8), sharey=False)
-    groups = [(axes[0], [ROUTING], "routing corpus (known rank)"),
-              (axes[1], [c for c in cfg.corpora if c in set(students["corpus"])], "the real corpora")]
-    for ax, corpora, title in groups:
-        taus = []
-        for i, corpus in enumerate(corpora):
-            if corpus not in table.index.get_level_values("corpus"):
-                continue
+    stored = set(table.index.get_level_values("corpus"))
+    drawn = []
+    for corpus in [ROUTING, *cfg.corpora]:
+        if corpus in stored:
             curve = table.xs(corpus, level="corpus").xs(tokens, level="tokens").sort_index()
-            if not set(cfg.ranks) <= set(curve.index):  # a corpus is drawn once every width of its sweep is stored
-                continue
-            excess = curve["mean"] - curve.loc[cfg.widest, "mean"]
-            own = students[(students["corpus"] == corpus) & (students["tokens"] == tokens)]
-            spread = own.groupby("rank")["val_loss"].agg(["min", "max"]).reindex(curve.index)
-            low, high = excess - (spread["min"] - curve["mean"]).abs(), excess + (spread["max"] - curve["mean"]).abs()
-            shift = 1 + 0.03 * (i - (len(corpora) - 1) / 2)
-            ax.errorbar(curve.index * shift, excess, yerr=[excess - low, high - excess], marker=figures.MARKERS[i],
-                        ls=figures.DASHES[i % len(figures.DASHES)], color=f"C{i}", ms=5, capsize=2, label=corpus)
-            if corpus in found.index and np.isfinite(found.loc[corpus, "tau"]):
-                taus.append(found.loc[corpus, "tau"])
-        if taus:
-            ax.axhspan(0, max(taus), color="grey", alpha=0.2, lw=0, label="within τ of the full width")
-        if ax is axes[0]:
-            ax.axvline(cfg.routing_rank, color="C3", ls=":", lw=1.4, label=f"its rank r* = {cfg.routing_rank}")
+            if set(cfg.ranks) <= set(curve.index):  # a corpus is drawn once every width of its sweep is stored
+                drawn.append((corpus, curve))
+    columns = 2
+    rows = max(1, -(-(len(drawn) + 1) // columns))  # one slot more, for the legend
+    fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 0.6 + 2.1 * rows), sharex=True, sharey=True,
+                             squeeze=False)
+    for ax, (corpus, curve) in zip(axes.flat, drawn, strict=False):
+        excess = curve["mean"] - curve.loc[cfg.widest, "mean"]
+        own = students[(students["corpus"] == corpus) & (students["tokens"] == tokens)]
+        spread = own.groupby("rank")["val_loss"].agg(["min", "max"]).reindex(curve.index)
+        below, above = (curve["mean"] - spread["min"]).abs(), (spread["max"] - curve["mean"]).abs()
+        tau = found.loc[corpus, "tau"] if corpus in found.index else np.nan
+        hat = found.loc[corpus, "r_hat"] if corpus in found.index else np.nan
+        if np.isfinite(tau):
+            ax.axhspan(0, tau, color="grey", alpha=0.25, lw=0, label="within τ of full width")
+        if corpus == ROUTING:
+            ax.axvline(cfg.routing_rank, color="C2", ls=":", lw=2, label=f"known rank r* = {cfg.routing_rank}")
+        ax.errorbar(curve.index, excess, yerr=[below, above], marker="o", color="C0", ms=4, capsize=2,
+                    label="seed mean (bars: range)")
+        if pd.notna(hat):  # a marker on the panel's top edge, so that a line at r* stays visible beside it
+            ax.plot([hat], [0.93], marker="v", ms=9, color="C3", ls="none", transform=ax.get_xaxis_transform(),
+                    label="r̂ (declared rule)")
+        ax.set_title(f"{corpus}: r̂ = {int(hat)}" if pd.notna(hat) else corpus)
+    for ax in axes.flat[len(drawn):]:
+        ax.set_axis_off()
+    for ax in axes[:, 0]:
+        ax.set_ylabel("above full width\n(nats per char)")
+    for ax in axes.flat[:len(drawn)]:
         ax.set_xscale("log", base=2)
         ax.set_xticks(list(cfg.ranks), [str(r) for r in cfg.ranks])
-        ax.set(xlabel="query–key width r", title=title)
-        ax.set_ylabel("validation loss above r = full\n(nats per character)" if ax is axes[0] else "")
+        ax.tick_params(labelbottom=True)
+    for ax in axes.flat[max(0, len(drawn) - columns):len(drawn)]:
+        ax.set_xlabel("query–key width r")
     fig.tight_layout()
-    for ax in axes:  # each panel's legend below it, off its curves
-        handles, labels = ax.get_legend_handles_labels()
-        if handles:
-            ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.24),
-                      ncol=2 if len(labels) > 3 else 1,
-                      frameon=False, columnspacing=0.8, handlelength=1.6)
+    if drawn:
+        handles = {}
+        for ax in axes.flat[:len(drawn)]:
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                handles.setdefault(label, handle)
+        spare = axes.flat[len(drawn)]  # the slot kept for the legend
+        spare.legend(list(handles.values()), list(handles), loc="center", frameon=False, handlelength=1.6)
     return fig
 
 

@@ -6,8 +6,21 @@ import math
 
 import pandas as pd
 
+from ...engine import statistics as stats
 from ...report.numbers import number, span
-from .analysis import budgets, check, compare, power, predictor, ranks, rows
+from .analysis import (
+    CV_LIMIT,
+    DECIDED,
+    MISSING,
+    NOT_SIGNIFICANT,
+    budgets,
+    check,
+    compare,
+    power,
+    predictor,
+    ranks,
+    rows,
+)
 from .spec import ROUTING
 
 
@@ -47,7 +60,7 @@ def facts(results, appendix_b=None) -> dict:
     sees = power(results, table)
     found = compare(results, appendix_b)
     trained = list(results.entries)
-    seconds = sum(float(e.provenance.get("seconds", 0.0)) for e in trained)
+    seconds = sum(_seconds(e) for e in trained)
     out = {"budget": f"{budget / 1e6:g}M", "widest": cfg.widest, "routing_rank": cfg.routing_rank,
            "students": len(trained), "hours": seconds / 3600,
            "devices": ", ".join(sorted({e.provenance.get("device", "?") for e in trained})) or "—",
@@ -55,7 +68,7 @@ def facts(results, appendix_b=None) -> dict:
            or "—", "jobs_asked": len(results.entries) + len(results.missing)}
     out["power_sentence"] = _power_sentence(sees, cfg, budget)
     real = found[found["key"] == "low_rank"]
-    decided = real[real["outcome"].isin(["supported", "contradicted"])]
+    decided = real[real["outcome"].isin(DECIDED)]
     hats = table[(table["tokens"] == budget) & (table["corpus"] != ROUTING)].dropna(subset=["r_hat"])
     out["r_hats"] = ", ".join(f"{c} {int(h)}" for c, h in zip(hats["corpus"], hats["r_hat"], strict=True)) or "none yet"
     said = [f"{q.split(':')[0]}: {o}" for q, o in zip(decided["quantity"], decided["outcome"], strict=True)]
@@ -65,6 +78,8 @@ def facts(results, appendix_b=None) -> dict:
                                 + (f" ({', '.join(said)})" if said else "") + "; "
                                 + (f"the others are {'; '.join(reasons)}." if reasons else "none is open."))
     out["across_sentence"] = _across_sentence(found)
+    out["tolerance_sentence"] = _tolerance_sentence(hats, cfg.widest) if len(real) == len(decided) else ""
+    out["concentration_sentence"] = _concentration_sentence(rows(results, appendix_b), table, cfg, budget)
     out["tau_span"] = span(table[(table["tokens"] == budget) & (table["corpus"] != ROUTING)]["tau"])
     check_table = check(results, appendix_b)
     out["reuse_sentence"] = _reuse_sentence(check_table, table, budget) if len(check_table) else \
@@ -72,17 +87,75 @@ def facts(results, appendix_b=None) -> dict:
     return out
 
 
+def outcomes(found: pd.DataFrame) -> pd.DataFrame:
+    """The declared claims as the page's table shows them: the outcome first, then what was measured (per corpus
+    for (a), across corpora for (b) and (c)), our value, and, where any claim is open, what keeps it open."""
+    letter = {"low_rank": "a", "separates": "b", "predicts": "c"}
+    names = [f"({letter[k]}) " + (q.split(":")[0] if k == "low_rank" else "across corpora")
+             for k, q in zip(found["key"], found["quantity"], strict=True)]
+    measured = [q.split(": ", 1)[1] if k == "low_rank" and ": " in q else q
+                for k, q in zip(found["key"], found["quantity"], strict=True)]
+    out = pd.DataFrame({"outcome": found["outcome"].to_numpy(), "claim": names, "measured": measured,
+                        "ours": found["ours"].to_numpy(), "open because": found["why"].to_numpy()})
+    return out if (out["open because"] != "").any() else out.drop(columns="open because")
+
+
+def _tolerance_sentence(hats: pd.DataFrame, widest: int) -> str:
+    """The readings of r̂ at τ/2 and 2τ (shown, never substituted): in how many corpora r̂ moves, where (a)'s
+    outcome would change, and the CV of r̂ under each."""
+    moved = hats[(hats["r_hat_half_tau"] != hats["r_hat"]) | (hats["r_hat_double_tau"] != hats["r_hat"])]
+    full = hats["r_hat"] >= widest
+    flips = hats[((hats["r_hat_half_tau"] >= widest) != full) | ((hats["r_hat_double_tau"] >= widest) != full)]
+    cvs = [stats.coefficient_of_variation(hats[c].astype(float)) for c in ("r_hat_half_tau", "r_hat_double_tau")]
+    moves = ", ".join(f"{c} {int(h)} and {int(d)}" for c, h, d in zip(
+        moved["corpus"], moved["r_hat_half_tau"], moved["r_hat_double_tau"], strict=True))
+    return (f"Read at half and twice the tolerance instead (readings, not verdicts), r̂ moves in {len(moved)} of "
+            f"{len(hats)} corpora" + (f" ({moves})" if moves else "") + "; (a)'s outcome differs under one of them "
+            f"for {_and(list(flips['corpus']))}, and the CV of r̂ is {number(cvs[0], 2)} and {number(cvs[1], 2)}"
+            + (f", above {CV_LIMIT} under both" if min(cvs) > CV_LIMIT else "") + ".")
+
+
+def _seconds(entry) -> float:
+    """A student's wall time: its job's seconds, or, for a student resumed from a checkpoint, its training loop's
+    seconds summed over the parts (the job's own count only the part that finished it), whichever is larger."""
+    loop = [float(row.get("train_seconds", 0.0)) for row in entry.tables.get("models", [])]
+    return max([float(entry.provenance.get("seconds", 0.0)), *loop])
+
+
+def _concentration_sentence(students: pd.DataFrame, table: pd.DataFrame, cfg, budget: int) -> str:
+    """Shown, not judged (``declared``: concentration): the full-width students' mean per-head R̃_eff (eq. 2) beside
+    each corpus's r̂, and the corpora whose full-width students have no stored spectrum."""
+    full = students[(students["tokens"] == budget) & (students["rank"] == cfg.widest)]
+    energy = full.groupby("corpus")["kernel_energy_rank"].mean()
+    hats = table[table["tokens"] == budget].set_index("corpus")["r_hat"]
+    order = [c for c in [ROUTING, *cfg.corpora] if c in energy.index]
+    shown = [f"{c} {number(energy[c])} (r̂ = {int(hats[c])})" for c in order
+             if pd.notna(energy[c]) and pd.notna(hats.get(c))]
+    absent = [c for c in order if pd.isna(energy[c])]
+    if not shown:
+        return "No full-width student has a stored kernel spectrum to read."
+    return (f"At full width the learned kernels' mean per-head R̃_eff (eq. 2) reads {', '.join(shown)}; recovery "
+            f"would put it near r̂ (shown, not judged)" + (f"; App. B stored no kernel spectra for the "
+                                                           f"full-width models of {_and(absent)}" if absent else "")
+            + ".")
+
+
+def _and(names: list[str]) -> str:
+    return "no corpus" if not names else names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 def _across_sentence(found: pd.DataFrame) -> str:
     """Claims (b) and (c) in words: the value each rule judged, what it is shown beside, and the outcome."""
     across = found[found["key"].isin(["separates", "predicts"])].set_index("key")
-    if (across["outcome"] == "not computed yet").any():
+    if (across["outcome"] == MISSING).any():
         return "The claims across corpora, (b) and (c), wait until at least three corpora have r̂."
     said = []
     for key, row in across.iterrows():
-        value = f"{'the CV of r̂' if key == 'separates' else 'Pearson’s r'} is {number(row['ours'], 2)}"
+        value = f"{'The CV of r̂' if key == 'separates' else 'Pearson’s r'} is {number(row['ours'], 2)}"
         beside = f" ({row['beside']})" if row["beside"] else ""
-        why = f" ({row['why']})" if row["why"] else ""
-        said.append(f"({'b' if key == 'separates' else 'c'}) Across corpora {value}{beside}: {row['outcome']}{why}.")
+        why = f" ({row['why']})" if row["why"] else \
+            " (too few corpora to decide its sign)" if row["outcome"] == NOT_SIGNIFICANT else ""
+        said.append(f"({'b' if key == 'separates' else 'c'}) {value}{beside}: {row['outcome']}{why}.")
     return " ".join(said)
 
 
