@@ -56,8 +56,8 @@ def facts(results):
 '''
 
 
-# A recovery job of §5 small enough for a test (a fraction of a second) and large enough that its trained numbers
-# depend on the number of torch threads (at the tiny profile's sizes torch runs everything on one thread).
+# A recovery job of §5 small enough for a test (a fraction of a second) and large enough that torch may split its
+# matrix products across threads (whether that changes its trained numbers depends on the machine and its load).
 SENSITIVE = {"T": 16, "d": 16, "n": 300, "r_stars": [1], "seeds": [0], "teachers": ["linear_qk"], "steps": 10,
              "recovery_steps": 20}
 
@@ -75,20 +75,26 @@ def held_threads():
     torch.set_num_threads(held)
 
 
-def test_a_job_computes_the_same_numbers_whatever_thread_count_its_process_has(held_threads):
+def test_a_job_computes_the_same_numbers_whatever_thread_count_its_process_has(held_threads, monkeypatch):
     module, job = _recovery_job()
-    direct = {}
-    for count in (1, 2):
-        torch.set_num_threads(count)
-        direct[count] = module.fit(job)
-    assert store.differences(direct[1], direct[2])  # the fit alone: its numbers depend on the thread count
+    seen = []
+    original = module.fit
+
+    def probed(job):
+        seen.append(torch.get_num_threads())  # the thread count the fit itself runs on
+        return original(job)
+
+    monkeypatch.setattr(module, "fit", probed)
+    torch.set_num_threads(cluster.THREADS)
+    direct = original(job)
     computed = {}
-    for count in (1, 2):
+    for count in (1, 2, 3):
         torch.set_num_threads(count)
         computed[count] = cluster.compute("attention_native", job)
         assert torch.get_num_threads() == count  # restored afterwards
-    assert computed[1][0] == computed[2][0] == direct[cluster.THREADS]  # through compute: identical tables
-    assert computed[1][1]["threads"] == computed[2][1]["threads"] == cluster.THREADS
+    assert seen == [cluster.THREADS] * 3  # pinned whatever the process had
+    assert computed[1][0] == computed[2][0] == computed[3][0] == direct  # identical tables, bit for bit
+    assert {computed[count][1]["threads"] for count in computed} == {cluster.THREADS}
 
 
 def test_a_section_declares_the_thread_count_of_its_heavy_jobs(held_threads, monkeypatch):
