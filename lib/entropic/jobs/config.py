@@ -89,6 +89,13 @@ def distinct_ints(minimum: int = 0):
     return check
 
 
+def or_none(check):
+    """``check``, or an empty list: a list parameter that may name nothing (kept as an empty tuple)."""
+    def check_or_none(name, value):
+        return () if isinstance(value, (list, tuple)) and not value else check(name, value)
+    return check_or_none
+
+
 def one_of(*allowed):
     def check(name, value):
         if value not in allowed:

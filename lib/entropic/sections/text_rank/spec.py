@@ -6,6 +6,10 @@ width r, trained with App. B's protocol on App. B's split of that corpus and mea
 same on the routing corpus (the power check, every r); and one reuse check (see ``Config.check_corpus``). With
 ``reuse`` the r = D/H students of the real corpora are not trained: they are App. B's stored models (same
 architecture, protocol, split, seeds and checkpoint), read by the page from App. B's store.
+
+The second declaration (``declared.SECOND``) adds three kinds of the same job: the routing corpus at further
+known ranks (``known_ranks``, the calibration), seeds ``more_seeds`` below the full width for ``more_seeds_for``,
+and the full-width students of ``one_engine`` trained by the sweep's engine (every seed they are read with).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from ...jobs.config import (
     non_negative,
     one_of,
     optional,
+    or_none,
     ours,
     param,
     positive,
@@ -72,6 +77,15 @@ class Config(SectionConfig):
     routing_values: int = ours(4, "routing corpus: values U (K·U memory and U answer characters)", positive_int)
     routing_rank: int = ours(8, "routing corpus: rank r* of its routing kernel", positive_int)
     routing_scale: float = ours(6.0, "routing corpus: root mean square of the kernel's entries", positive)
+    known_ranks: tuple = ours((2, 16), "further known ranks r* of the routing corpus's kernel, each swept like the "
+                                       "power check (the calibration of the reading)", or_none(distinct_ints(1)))
+    more_seeds: tuple = ours((3, 4), "further seeds, below the full width, for the corpora of more_seeds_for",
+                             or_none(distinct_ints(0)))
+    more_seeds_for: tuple = ours(("music", "python", "shakespeare"), "corpora whose low-rank outcome the second "
+                                 "declaration leaves undecided at three seeds", or_none(some_of(*CORPUS_NAMES)))
+    one_engine: tuple = ours(("music", "python", "shakespeare"), "corpora whose full-width students are trained by "
+                             "the sweep's engine as well (every seed they are read with)",
+                             or_none(some_of(*CORPUS_NAMES)))
     routing_docs: int = ours(120_000, "routing corpus: training documents (one window each)", positive_int)
     routing_val_docs: int = ours(4096, "routing corpus: validation documents", positive_int)
     corpus_dir: str | None = param(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
@@ -96,6 +110,16 @@ class Config(SectionConfig):
         if self.routing_rank > min(self.routing_keys, widest):
             raise ValueError(f"routing_rank {self.routing_rank} must be at most routing_keys {self.routing_keys} and "
                              f"d_model/heads {widest}")
+        for known in self.known_ranks:
+            if known > min(self.routing_keys, widest) or known == self.routing_rank:
+                raise ValueError(f"known_ranks {list(self.known_ranks)}: each must be at most routing_keys "
+                                 f"{self.routing_keys} and d_model/heads {widest}, and differ from routing_rank "
+                                 f"{self.routing_rank}")
+        if set(self.more_seeds) & set(self.seeds):
+            raise ValueError(f"more_seeds {list(self.more_seeds)} repeats seeds {list(self.seeds)}")
+        for name in ("more_seeds_for", "one_engine"):
+            if outside := [c for c in getattr(self, name) if c not in self.corpora]:
+                raise ValueError(f"{name} names corpora {outside} that are not among corpora {list(self.corpora)}")
         if self.routing_values < 2:
             raise ValueError(f"routing_values must be at least 2, got {self.routing_values}")
         per_step = self.batch_size * self.context
@@ -114,6 +138,10 @@ class Config(SectionConfig):
     @property
     def widest(self) -> int:
         return self.d_model // self.heads
+
+    def seeds_of(self, corpus: str) -> tuple:
+        """The seeds a corpus is read with: ``seeds``, and ``more_seeds`` for the corpora of ``more_seeds_for``."""
+        return (*self.seeds, *self.more_seeds) if corpus in self.more_seeds_for else self.seeds
 
     def marks(self) -> list[int]:
         """The checkpoints in steps."""
@@ -139,8 +167,9 @@ def _train(cfg: Config) -> dict:
 
 def jobs(cfg: Config) -> list[Job]:
     """The power check first (the routing corpus, every r), then per real corpus every r below the widest (and the
-    widest without ``reuse``), narrow first, then the reuse check. Corpora are located, and a missing, empty or
-    binary file refused naming it, here, before any work."""
+    widest without ``reuse``), narrow first, then the reuse check; then the second declaration's students: the
+    calibration (the routing corpus at each of ``known_ranks``), ``more_seeds`` and the ``one_engine`` full-width
+    students. Corpora are located, and a missing, empty or binary file refused naming it, here, before any work."""
     train = _train(cfg)
     routing = cfg.slice("routing_keys", "routing_values", "routing_rank", "routing_scale", "routing_docs",
                         "routing_val_docs")
@@ -159,4 +188,14 @@ def jobs(cfg: Config) -> list[Job]:
         name, seed = cfg.check_corpus, min(cfg.seeds)
         out.append(Job(f"{name}-r{cfg.widest}-seed{seed}-check", {"kind": "train", **source[name], **train,
                                                                    "rank": cfg.widest, "seed": seed}))
+    out += [Job(f"{ROUTING}{known}-r{r}-seed{seed}", {"kind": "train", "corpus": ROUTING, **routing,
+                                                       "routing_rank": known, **train, "rank": r, "seed": seed})
+            for known in cfg.known_ranks for r in cfg.ranks for seed in cfg.seeds]
+    for name in cfg.more_seeds_for:
+        out += [Job(f"{name}-r{r}-seed{seed}", {"kind": "train", **source[name], **train, "rank": r, "seed": seed})
+                for r in trained for seed in cfg.more_seeds]
+    if cfg.reuse:
+        out += [Job(f"{name}-r{cfg.widest}-seed{seed}", {"kind": "train", **source[name], **train,
+                                                         "rank": cfg.widest, "seed": seed})
+                for name in cfg.one_engine for seed in cfg.seeds_of(name)]
     return out
