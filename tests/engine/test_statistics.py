@@ -32,3 +32,15 @@ def test_robust_outliers_flag_only_the_value_that_stands_apart():
     assert list(flags) == [False, False, False, False, True, False]
     assert not statistics.robust_outliers([1.0, 2.0, 3.0, 4.0]).any()
     assert list(statistics.robust_outliers([5.0, 5.0, 5.0, 7.0])) == [False, False, False, True]
+
+
+def test_the_decreasing_fit_pools_every_rise_into_its_weighted_mean_and_leaves_a_decreasing_curve_alone():
+    assert np.allclose(statistics.decreasing_fit([3.0, 2.0, 1.0]), [3.0, 2.0, 1.0])
+    assert np.allclose(statistics.decreasing_fit([1.0, 2.0, 3.0]), [2.0, 2.0, 2.0])
+    assert np.allclose(statistics.decreasing_fit([3.0, 1.0, 2.0], [1, 1, 3]), [3.0, 1.75, 1.75])
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=12)
+    fit = statistics.decreasing_fit(y)
+    assert np.all(np.diff(fit) <= 1e-12) and np.isclose(fit.sum(), y.sum())  # pooling keeps the total
+    with pytest.raises(ValueError, match="positive weights"):
+        statistics.decreasing_fit([1.0, 2.0], [1.0, 0.0])

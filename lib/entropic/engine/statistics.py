@@ -1,5 +1,6 @@
 """Statistics across a handful of corpora (Appendix B): coefficients of variation, Pearson and
-Spearman correlations, their exact permutation tests and seed-bootstrap intervals, robust outliers.
+Spearman correlations, their exact permutation tests and seed-bootstrap intervals, robust outliers, and the
+non-increasing least-squares fit of a short curve (the capacity sweep's reading of its loss curves).
 
 With six corpora nothing can be assumed about distributions: every test here is a permutation test,
 exact (all n! orders) for n ≤ 8. Used by the real-corpus diagnostics section (Appendix B).
@@ -130,3 +131,22 @@ def critical_r(n: int, level: float = 0.05) -> float:
     tail = np.concatenate([np.cumsum(pieces[::-1])[::-1], [0.0]])
     tail /= tail[0]
     return float(np.sin(np.interp(level, tail[::-1], theta[::-1])))
+
+
+def decreasing_fit(y, weights=None) -> np.ndarray:
+    """The non-increasing sequence closest to ``y`` in weighted least squares (isotonic regression by
+    pool-adjacent-violators): a run of values that rises is replaced by its weighted mean. ``y`` : (N,) finite,
+    ``weights`` : (N,) positive (default 1). Returns (N,). Used by the capacity sweep on real text
+    (``sections/text_rank``), whose loss cannot rise with the capacity in expectation."""
+    v = np.asarray(y, dtype=np.float64).ravel()
+    w = np.ones_like(v) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    if v.size == 0 or w.shape != v.shape or not (np.isfinite(v).all() and np.isfinite(w).all() and (w > 0).all()):
+        raise ValueError(f"decreasing_fit needs finite values and as many positive weights, got {v} and {w}")
+    blocks: list[list[float]] = []  # [mean, weight, length]
+    for value, weight in zip(v, w, strict=True):
+        blocks.append([value, weight, 1])
+        while len(blocks) > 1 and blocks[-2][0] < blocks[-1][0]:
+            m2, w2, n2 = blocks.pop()
+            m1, w1, n1 = blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2, n1 + n2])
+    return np.concatenate([np.full(int(n), m) for m, _, n in blocks])

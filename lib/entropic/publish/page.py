@@ -185,6 +185,13 @@ def fold(title: str, body: str) -> str:
     return f"::::{{dropdown}} {text(title)}\n:class-container: evidence\n\n{body.strip()}\n::::\n"
 
 
+def show_markdown(body: str) -> None:
+    """Show ``body`` (MyST Markdown: a generated sentence or paragraph) as the page's own text."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(body))
+
+
 def show_fold(title: str, *bodies: str) -> None:
     from IPython.display import Markdown, display
 

@@ -94,8 +94,13 @@ def excess_axis(ax, noise_floor: float, values, label: str = "excess risk  L −
 
 
 def legend_below(fig, ax, ncol: int = 2, title: str | None = None) -> None:
-    """One legend for the figure, below the axes (outside the data), from ``ax``'s labelled artists."""
-    handles, labels = ax.get_legend_handles_labels()
+    """One legend for the figure, below the axes (outside the data), from the labelled artists of ``ax`` (an axes,
+    or a list of axes whose labels are gathered once each)."""
+    found = {}
+    for axis in ax if isinstance(ax, list | tuple) else [ax]:
+        for handle, label in zip(*axis.get_legend_handles_labels(), strict=True):
+            found.setdefault(label, handle)
+    handles, labels = list(found.values()), list(found)
     for axis in fig.axes:
         if axis.get_legend() is not None:
             axis.get_legend().remove()

@@ -1,8 +1,11 @@
-"""The capacity sweep's tables and verdicts, by the rules of ``declared``: the deficiency curves, the tolerance τ,
-the attention-native rank r̂ per corpus and budget, the power check, the reuse check and the three claims.
+"""The capacity sweep's students and the first declaration's verdicts (``declared.DECLARED``): the deficiency
+curves, the tolerance τ, the attention-native rank r̂ per corpus and budget, the power check, the reuse check and
+the three claims. The second declaration's reading of the same students is ``second``'s.
 
 The widest students of the real corpora come from App. B's stored models when ``Config.reuse`` holds (``widest``):
-App. B's page is read, never recomputed (the notebook passes its results in)."""
+App. B's page is read, never recomputed (the notebook passes its results in). ``rows`` holds every student of
+either declaration; ``first`` selects those the first declaration reads (seeds ``Config.seeds``, App. B's models at
+full width, the power check's routing corpus)."""
 
 from __future__ import annotations
 
@@ -19,6 +22,21 @@ from ..real_corpora import analysis as corpora_analysis
 from .spec import ROUTING
 
 CV_LIMIT = 0.20  # (b): the top of the paper's range for the model-side measures' across-corpus CV
+SWEEP, APP_B = "trained by the sweep", "App. B's stored models"  # where a student comes from (the source column)
+
+
+def label(cfg, params: dict) -> str:
+    """The corpus a job's students are read as: its corpus, or for the routing corpus at a further known rank (the
+    calibration) ``routing rank k``; the power check's routing corpus keeps the name ``routing``."""
+    known = params.get("routing_rank", cfg.routing_rank)
+    return f"{ROUTING} rank {known}" if params["corpus"] == ROUTING and known != cfg.routing_rank else params["corpus"]
+
+
+def known_rank(cfg, corpus: str) -> int | None:
+    """The kernel rank of a routing corpus read as ``corpus`` (``label``), None for a real corpus."""
+    if corpus == ROUTING:
+        return cfg.routing_rank
+    return int(corpus.rsplit(" ", 1)[1]) if corpus.startswith(f"{ROUTING} rank ") else None
 
 
 # --- the rows ------------------------------------------------------------------------------------------------
@@ -40,8 +58,9 @@ def widest(cfg, appendix_b) -> pd.DataFrame:
             raise ValueError(f"App. B's {name} is {getattr(app, name)}, the sweep's {getattr(cfg, name)}: its models "
                              f"are not the sweep's widest students (run with reuse=false)")
     models = appendix_b["models"]
-    models = models[(models["d_model"] == cfg.d_model) & (models["budget"] >= cfg.tokens)
-                    & models["seed"].isin(cfg.seeds) & models["corpus"].isin(cfg.corpora)]
+    asked = np.array([c in cfg.corpora and s in cfg.seeds_of(c) for c, s in zip(models["corpus"], models["seed"],
+                                                                             strict=True)], dtype=bool)
+    models = models[(models["d_model"] == cfg.d_model) & (models["budget"] >= cfg.tokens) & asked]
     marks = {m * cfg.batch_size * cfg.context for m in cfg.marks()}
     models = models[models["tokens"].isin(marks)]
     models = models[models["budget"] == models.groupby("corpus")["budget"].transform("min")]  # one grid per corpus
@@ -54,7 +73,7 @@ def widest(cfg, appendix_b) -> pd.DataFrame:
         out = out.join(energy, on=keys) if energy is not None else out.assign(kernel_energy_rank=math.nan)
     else:
         out = out.assign(kernel_energy_rank=math.nan)
-    out = out.assign(rank=cfg.widest, source="App. B's stored models")
+    out = out.assign(rank=cfg.widest, source=APP_B)
     return out.reindex(columns=columns)
 
 
@@ -71,19 +90,29 @@ def _energy(spectra: pd.DataFrame, keys: list[str]) -> pd.Series | None:
 
 
 def rows(results, appendix_b=None) -> pd.DataFrame:
-    """Every student, every checkpoint: corpus, rank, seed, step, tokens, val_loss, mean per-head R_eff and R̃_eff
-    of its kernels, and where it comes from (trained by the sweep, or App. B's stored model); the reuse check's
-    student is left out (``check``)."""
-    models = results["models"]
-    kernels = results["kernels"]
-    per_head = kernels[kernels["head"] != "all"].groupby(["corpus", "rank", "seed", "step"])[
-        ["kernel_rank", "kernel_energy_rank"]].mean()
-    own = models.join(per_head, on=["corpus", "rank", "seed", "step"]).assign(source="trained by the sweep")
-    checked = [e.params for e in results.entries if e.job.endswith("-check") or "-check-" in e.job]
-    for p in checked:
-        own = own[~((own["corpus"] == p["corpus"]) & (own["rank"] == p["rank"]) & (own["seed"] == p["seed"]))]
-    reused = widest(results.cfg, appendix_b)
-    return pd.concat([own, reused], ignore_index=True) if len(reused) else own
+    """Every student, every checkpoint: corpus (``label``), rank, seed, step, tokens, val_loss, mean per-head R_eff
+    and R̃_eff of its kernels, and where it comes from (``SWEEP`` or ``APP_B``); the reuse check's student is left
+    out (``check``)."""
+    cfg = results.cfg
+    own = []
+    for entry in results.entries:
+        if entry.job.endswith("-check") or "-check-" in entry.job or not entry.tables.get("models"):
+            continue
+        models, kernels = pd.DataFrame(entry.tables["models"]), pd.DataFrame(entry.tables["kernels"])
+        per_head = kernels[kernels["head"] != "all"].groupby("step")[["kernel_rank", "kernel_energy_rank"]].mean()
+        own.append(models.join(per_head, on="step").assign(corpus=label(cfg, entry.params), source=SWEEP))
+    reused = widest(cfg, appendix_b)
+    return pd.concat([*own, reused] if len(reused) else own, ignore_index=True) if own or len(reused) else reused
+
+
+def first(students: pd.DataFrame, cfg) -> pd.DataFrame:
+    """The students the first declaration reads: the power check's routing corpus and the real corpora, seeds
+    ``cfg.seeds``, and at full width App. B's stored models where ``cfg.reuse`` (not the one-engine students)."""
+    keep = students["corpus"].isin([ROUTING, *cfg.corpora]) & students["seed"].isin(cfg.seeds)
+    if cfg.reuse:
+        keep &= ~(students["corpus"].isin(cfg.corpora) & (students["rank"] == cfg.widest)
+                  & (students["source"] == SWEEP))
+    return students[keep]
 
 
 def check(results, appendix_b=None) -> pd.DataFrame:
@@ -119,8 +148,13 @@ def tolerance(curve: pd.DataFrame) -> tuple[float, float]:
     if usable.empty:
         return math.nan, math.nan
     s = math.sqrt(float((usable["sd"] ** 2).mean()))
-    n = float(usable["seeds"].min())
-    return s, 2 * s * math.sqrt(2 / n)
+    return s, tau_of(s, int(usable["seeds"].min()))
+
+
+def tau_of(s, n: int):
+    """τ = 2 · s · √(2/n): two standard errors of the difference of two widths' means of n seeds each (both
+    declarations); ``s`` a number or an array."""
+    return 2 * s * math.sqrt(2 / n)
 
 
 def rank_hat(curve: pd.DataFrame, tau: float) -> int | None:
@@ -180,7 +214,7 @@ def power(results, table: pd.DataFrame) -> dict:
             "complete": hat is not None}
 
 
-def _outcome(claim: str, quantity: str, value, supported: bool | None, why: str = "", missing: bool = False,
+def outcome_row(claim: str, quantity: str, value, supported: bool | None, why: str = "", missing: bool = False,
              beside: str = "", otherwise: str = UNDECIDED, p: float = math.nan) -> dict:
     """One declared claim's row: its outcome is supported or contradicted when the rule decides it, undecided when
     ``why`` says what keeps it open, ``otherwise`` (the rule's own word) when the rule decides neither, and not
@@ -195,7 +229,7 @@ def _outcome(claim: str, quantity: str, value, supported: bool | None, why: str 
 def compare(results, appendix_b=None) -> pd.DataFrame:
     """The three declared claims by their declared rules: (a) per corpus, (b) and (c) across corpora."""
     cfg = results.cfg
-    table = ranks(rows(results, appendix_b), cfg.ranks)
+    table = ranks(first(rows(results, appendix_b), cfg), cfg.ranks)
     budget, before = budgets(results)
     sees = power(results, table)
     at = table[table["tokens"] == budget].set_index("corpus")
@@ -204,7 +238,7 @@ def compare(results, appendix_b=None) -> pd.DataFrame:
     for corpus in cfg.corpora:
         hat = at["r_hat"].get(corpus) if corpus in at.index else None
         if hat is None or pd.isna(hat):
-            out.append(_outcome("low_rank", f"{corpus}: r̂ at {budget / 1e6:g}M tokens", math.nan, None,
+            out.append(outcome_row("low_rank", f"{corpus}: r̂ at {budget / 1e6:g}M tokens", math.nan, None,
                                 "not every width of its sweep is stored yet", missing=True))
             open_ = True
             continue
@@ -216,24 +250,25 @@ def compare(results, appendix_b=None) -> pd.DataFrame:
                 and (int(earlier.loc[corpus, "r_hat"]) < cfg.widest) != holds:
             why = f"budget: the outcome differs at {before / 1e6:g}M tokens"
         open_ |= bool(why)
-        out.append(_outcome("low_rank", f"{corpus}: r̂ = {hat} of {cfg.widest} (τ = {at.loc[corpus, 'tau']:.2g} nats)",
-                            hat, holds, why))
+        out.append(outcome_row("low_rank", f"{corpus}: r̂ = {hat} of {cfg.widest} (τ = {at.loc[corpus, 'tau']:.2g} "
+                               f"nats)", hat, holds, why))
     hats = pd.Series({c: float(at.loc[c, "r_hat"]) for c in cfg.corpora
                       if c in at.index and not pd.isna(at["r_hat"].get(c))})
     if len(hats) < 3:
         for key in ("separates", "predicts"):
-            out.append(_outcome(key, "across corpora", math.nan, None, "not enough corpora have r̂ yet", missing=True))
+            out.append(outcome_row(key, "across corpora", math.nan, None, "not enough corpora have r̂ yet",
+                                   missing=True))
         return pd.DataFrame(out)
     cv = stats.coefficient_of_variation(hats)
     why = "a corpus's r̂ is undecided or missing" if open_ else ""
     beside = variation(cfg, appendix_b)
     shown = "" if beside is None else (f"App. B's measures at d_model = {cfg.d_model}: {span(beside['measures'])}, "
                                        f"its predictor: {number(beside['predictor'], 2)}")
-    out.append(_outcome("separates", f"CV of r̂ across {len(hats)} corpora (> {CV_LIMIT} separates"
+    out.append(outcome_row("separates", f"CV of r̂ across {len(hats)} corpora (> {CV_LIMIT} separates"
                         + (f"; {shown})" if shown else ")"), cv, cv > CV_LIMIT, why, beside=shown))
     pred = predictor(appendix_b, hats.index)
     if pred is None or hats.nunique() < 2:
-        out.append(_outcome("predicts", "Pearson(predicted rank, r̂)", math.nan, None,
+        out.append(outcome_row("predicts", "Pearson(predicted rank, r̂)", math.nan, None,
                             "r̂ is the same for every corpus" if pred is not None else "App. B's predictor is missing"))
         return pd.DataFrame(out)
     r = stats.pearson(pred, hats.loc[pred.index])
@@ -241,7 +276,7 @@ def compare(results, appendix_b=None) -> pd.DataFrame:
     rho = stats.spearman(pred, hats.loc[pred.index])
     significant = p < verdicts.SIGNIFICANCE
     shown = f"p = {p:.2g}, |r| ≥ {stats.critical_r(len(pred)):.2f} needed; Spearman ρ = {number(rho, 2)}"
-    out.append(_outcome("predicts", f"Pearson(predicted rank, r̂) across {len(pred)} corpora ({shown})", r,
+    out.append(outcome_row("predicts", f"Pearson(predicted rank, r̂) across {len(pred)} corpora ({shown})", r,
                         (r > 0) if significant else None, why, beside=shown, otherwise=NOT_SIGNIFICANT, p=p))
     return pd.DataFrame(out)
 

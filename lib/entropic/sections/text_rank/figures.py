@@ -1,5 +1,6 @@
-"""The capacity sweep's figures: the deficiency curves of the power check beside those of the real corpora, and the
-learned kernels' ranks against the width they were allowed."""
+"""The capacity sweep's figures: the deficiency curves of the power check beside those of the real corpora, the
+calibration of the reading at known ranks beside the real corpora's r̂ with their intervals, and the learned
+kernels' ranks against the width they were allowed."""
 
 from __future__ import annotations
 
@@ -8,45 +9,45 @@ import numpy as np
 import pandas as pd
 
 from ...report import figures
-from .analysis import curves, ranks
+from . import second
 from .spec import ROUTING
 
 
-def figure_deficiency(students: pd.DataFrame, cfg, tokens: int):
+def shown(found: dict, corpus: str):
+    """The reading a figure draws for ``corpus``: its deciding reading, or while that one is incomplete the first
+    complete one (a row of ``second.readings``), or None."""
+    table = found["readings"]
+    own = table[(table["corpus"] == corpus) & table["complete"]]
+    return own.iloc[0] if len(own) else None
+
+
+def figure_deficiency(students: pd.DataFrame, found: dict, cfg, tokens: int):
     """Validation loss above the full-width student's against the query–key width r (log₂ axis), one panel per
-    corpus whose every width is stored (the routing corpus, the power check, first, its kernel's rank marked):
-    seed means with the seeds' range as bars, the corpus's own tolerance τ as a grey band and its r̂ as a marker
-    on the top edge. The panels share both axes, so that the size of a deficiency compares across corpora."""
-    table = curves(students[students["tokens"] == tokens])
-    found = ranks(students[students["tokens"] == tokens], cfg.ranks).set_index("corpus")
-    stored = set(table.index.get_level_values("corpus"))
-    drawn = []
-    for corpus in [ROUTING, *cfg.corpora]:
-        if corpus in stored:
-            curve = table.xs(corpus, level="corpus").xs(tokens, level="tokens").sort_index()
-            if set(cfg.ranks) <= set(curve.index):  # a corpus is drawn once every width of its sweep is stored
-                drawn.append((corpus, curve))
+    corpus with a complete reading (the power check's routing corpus first, its kernel's rank marked), as the second
+    declaration reads it: seed means with the seeds' range as bars, their non-increasing fit as a line, the reading's
+    tolerance τ as a grey band and r̂ as a marker on the top edge; the title names the reading's seeds. The panels
+    share both axes, so that the size of a deficiency compares across corpora."""
+    drawn = [(c, row) for c in [ROUTING, *cfg.corpora] if (row := shown(found, c)) is not None]
     columns = 2
     rows = max(1, -(-(len(drawn) + 1) // columns))  # one slot more, for the legend
     fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 0.6 + 2.1 * rows), sharex=True, sharey=True,
                              squeeze=False)
-    for ax, (corpus, curve) in zip(axes.flat, drawn, strict=False):
-        excess = curve["mean"] - curve.loc[cfg.widest, "mean"]
-        own = students[(students["corpus"] == corpus) & (students["tokens"] == tokens)]
-        spread = own.groupby("rank")["val_loss"].agg(["min", "max"]).reindex(curve.index)
-        below, above = (curve["mean"] - spread["min"]).abs(), (spread["max"] - curve["mean"]).abs()
-        tau = found.loc[corpus, "tau"] if corpus in found.index else np.nan
-        hat = found.loc[corpus, "r_hat"] if corpus in found.index else np.nan
-        if np.isfinite(tau):
-            ax.axhspan(0, tau, color="grey", alpha=0.25, lw=0, label="within τ of full width")
+    for ax, (corpus, row) in zip(axes.flat, drawn, strict=False):
+        own = second.selected(students[students["corpus"] == corpus], cfg, row["seed_list"], row["full width"], tokens)
+        by = own.groupby("rank")["val_loss"]
+        full = row["fitted"][-1]
+        mean = by.mean().reindex(row["grid"])
+        ax.axhspan(0, row["tau"], color="grey", alpha=0.25, lw=0, label="within τ of full width")
         if corpus == ROUTING:
             ax.axvline(cfg.routing_rank, color="C2", ls=":", lw=2, label=f"known rank r* = {cfg.routing_rank}")
-        ax.errorbar(curve.index, excess, yerr=[below, above], marker="o", color="C0", ms=4, capsize=2,
-                    label="seed mean (bars: range)")
-        if pd.notna(hat):  # a marker on the panel's top edge, so that a line at r* stays visible beside it
-            ax.plot([hat], [0.93], marker="v", ms=9, color="C3", ls="none", transform=ax.get_xaxis_transform(),
-                    label="r̂ (declared rule)")
-        ax.set_title(f"{corpus}: r̂ = {int(hat)}" if pd.notna(hat) else corpus)
+        ax.errorbar(row["grid"], mean - full, yerr=[mean - by.min().reindex(row["grid"]),
+                                                    by.max().reindex(row["grid"]) - mean],
+                    marker="o", color="C0", ms=4, capsize=2, ls="none", label="seed mean (bars: range)")
+        ax.plot(row["grid"], row["fitted"] - full, color="C0", lw=1.5, label="non-increasing fit")
+        # a marker on the panel's top edge, so that a line at r* stays visible beside it
+        ax.plot([row["r_hat"]], [0.93], marker="v", ms=9, color="C3", ls="none", transform=ax.get_xaxis_transform(),
+                label="r̂ (second declaration)")
+        ax.set_title(f"{corpus}: r̂ = {int(row['r_hat'])}, {int(row['seeds'])} seeds")
     for ax in axes.flat[len(drawn):]:
         ax.set_axis_off()
     for ax in axes[:, 0]:
@@ -59,12 +60,65 @@ def figure_deficiency(students: pd.DataFrame, cfg, tokens: int):
         ax.set_xlabel("query–key width r")
     fig.tight_layout()
     if drawn:
-        handles = {}
-        for ax in axes.flat[:len(drawn)]:
-            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-                handles.setdefault(label, handle)
-        spare = axes.flat[len(drawn)]  # the slot kept for the legend
-        spare.legend(list(handles.values()), list(handles), loc="center", frameon=False, handlelength=1.6)
+        _legend_in(axes.flat[len(drawn)], axes.flat[:len(drawn)])
+    return fig
+
+
+def _legend_in(spare, axes) -> None:
+    """Every panel's labelled artists, once each, as a legend filling the ``spare`` slot."""
+    handles = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, handle)
+    spare.legend(list(handles.values()), list(handles), loc="center", frameon=False, handlelength=1.6)
+
+
+def figure_calibration(found: dict, cfg):
+    """Above, r̂ against the routing corpus's known rank r* (90 % intervals as bars) beside the diagonal and the band
+    of one grid step (r*/2 to 2r*); below, each real corpus's r̂ with its 90 % interval (the deciding reading, filled;
+    a reading shown beside it, hollow), over the calibrated range of known ranks read (shaded)."""
+    calib = found["calibration"]
+    calib = calib[calib["complete"]] if len(calib) else calib
+    table = found["readings"]
+    real = table[table["known_rank"].isna() & table["complete"]]
+    corpora = [c for c in cfg.corpora if c in set(real["corpus"])]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(figures.WIDTH, 2.6 + 0.42 * max(len(corpora), 3) + 2.6),
+                                      height_ratios=[2.6, 0.42 * max(len(corpora), 3)])
+    grid = sorted(cfg.ranks)
+    band = np.array(grid, dtype=float)
+    top.fill_between(band, band / 2, band * 2, color="C2", alpha=0.15, lw=0, label="within one grid step")
+    top.plot(band, band, color="k", ls="--", lw=0.8, label="r̂ = r*")
+    if len(calib):
+        hats = calib["r_hat"].astype(float).to_numpy()
+        low = np.array([i[0] for i in calib["interval"]], dtype=float)
+        high = np.array([i[1] for i in calib["interval"]], dtype=float)
+        top.errorbar(calib["known rank"], hats, yerr=[hats - low, high - hats], marker="o", ms=7, color="C3",
+                     capsize=3, ls="none", label="r̂ (bars: 90 % interval)")
+    for ax in (top, bottom):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(grid, [str(r) for r in grid])
+        ax.set_xlim(grid[0] / 1.5, grid[-1] * 1.5)
+    top.set_yscale("log", base=2)
+    top.set_yticks(grid, [str(r) for r in grid])
+    top.set_ylim(grid[0] / 1.5, grid[-1] * 1.5)
+    top.set(xlabel="known rank r* of the routing kernel", ylabel="r̂ read by the sweep")
+    span = found["range"]
+    if span is not None:
+        bottom.axvspan(span[0], span[1], color="C1", alpha=0.15, lw=0, label="known ranks read")
+    for k, corpus in enumerate(corpora):
+        for _, row in real[real["corpus"] == corpus].iterrows():
+            y = len(corpora) - 1 - k + (0 if row["decides"] else -0.25)
+            low, high = row["interval"]
+            face = "C0" if row["decides"] else "white"
+            bottom.errorbar([row["r_hat"]], [y], xerr=[[row["r_hat"] - low], [high - row["r_hat"]]], marker="o",
+                            ms=7, color="C0", mfc=face, capsize=3, ls="none",
+                            label="r̂, deciding reading" if row["decides"] else "r̂, reading shown beside")
+    bottom.set_yticks(range(len(corpora)), corpora[::-1])
+    bottom.set_ylim(-0.7, len(corpora) - 0.4)
+    bottom.set_xlabel("r̂ of the real corpus (bars: 90 % interval)")
+    bottom.grid(axis="y", visible=False)
+    fig.tight_layout()
+    figures.legend_below(fig, [top, bottom], ncol=2)
     return fig
 
 

@@ -1,4 +1,6 @@
-"""The sentences of the capacity sweep's page whose words follow the data, and the table of r̂ per corpus."""
+"""The sentences of the capacity sweep's page whose words follow the data: the calibration, each corpus's reading
+with its uncertainty, the outcomes of both declarations, the concentration of the full-width kernels, the engines
+and the cost. Every number is read from the stored students (``second.judge``, ``analysis``, ``tables``)."""
 
 from __future__ import annotations
 
@@ -8,178 +10,264 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...report.numbers import number, span
-from .analysis import (
-    CV_LIMIT,
-    DECIDED,
-    MISSING,
-    NOT_SIGNIFICANT,
-    budgets,
-    check,
-    compare,
-    power,
-    predictor,
-    ranks,
-    rows,
-)
+from . import analysis, second, tables
+from .analysis import CV_LIMIT, DECIDED, MISSING, NOT_SIGNIFICANT
+from .declared import FIRST_DATE, SECOND_DATE
 from .spec import ROUTING
 
 
-def per_corpus(results, appendix_b=None) -> pd.DataFrame:
-    """Per corpus (the routing corpus first): r̂ at the budget and at the one before, τ and the seeds' spread, r̂
-    under τ/2 and 2τ, the full-width loss, the gap of the next narrower width, and App. B's predicted rank."""
+def facts(results, appendix_b=None, found: dict | None = None) -> dict:
+    """Every number and sentence the page's prose quotes (``found``: ``second.judge``'s result, computed when not
+    given)."""
     cfg = results.cfg
-    table = ranks(rows(results, appendix_b), cfg.ranks)
-    budget, before = budgets(results)
-    at = table[table["tokens"] == budget].set_index("corpus")
-    earlier = table[table["tokens"] == before].set_index("corpus") if before else pd.DataFrame()
-    order = [c for c in [ROUTING, *cfg.corpora] if c in at.index]
-    pred = predictor(appendix_b, [c for c in order if c != ROUTING])
-
-    def whole(value):
-        return "—" if value is None or pd.isna(value) else str(int(value))
-
-    out = pd.DataFrame({
-        f"r̂ at {budget / 1e6:g}M": [whole(at.loc[c, "r_hat"]) for c in order],
-        f"r̂ at {before / 1e6:g}M" if before else "": [whole(earlier["r_hat"].get(c)) if c in earlier.index else "—"
-                                                    for c in order],
-        "r̂ at τ/2, 2τ": [f"{whole(at.loc[c, 'r_hat_half_tau'])}, {whole(at.loc[c, 'r_hat_double_tau'])}"
-                         for c in order],
-        "τ (nats)": [at.loc[c, "tau"] for c in order],
-        "full-width loss (nats)": [at.loc[c, "widest_loss"] for c in order],
-        "gap of the next narrower width (nats)": [at.loc[c, "gap_below"] for c in order],
-        "lag-MI predicted rank": [pred.get(c, math.nan) if pred is not None else math.nan for c in order],
-    }, index=pd.Index(order, name="corpus"))
+    found = second.judge(results, appendix_b) if found is None else found
+    first = analysis.compare(results, appendix_b)
+    budget, _ = analysis.budgets(results)
+    cost = tables.cost(results)
+    out = {"budget": f"{budget / 1e6:g}M", "widest": cfg.widest, "students": len(results.entries),
+           "hours": sum(tables.seconds(e) for e in results.entries) / 3600,
+           "jobs_asked": len(results.entries) + len(results.missing)}
+    out["cost_sentence"] = _cost_sentence(cost, results)
+    out["calibration_sentence"] = _calibration_sentence(found, cfg)
+    out["corpus_sentences"] = "\n".join(f"- {s}" for s in _corpus_sentences(found, first, cfg))
+    out["low_rank_sentence"] = _low_rank_sentence(found["outcomes"], first)
+    out["across_sentence"] = _across_sentence(found["outcomes"], first)
+    out["concentration_sentence"] = _concentration_sentence(analysis.first(analysis.rows(results, appendix_b), cfg),
+                                                            found, cfg, budget)
+    check_table = analysis.check(results, appendix_b)
+    out["engines_sentence"] = (_reuse_sentence(check_table, found, budget) if len(check_table) else
+                               "The reuse check has not run yet.") + _engines_sentence(found, cfg)
+    out["first_tolerance_sentence"] = _tolerance_sentence(results, appendix_b)
     return out
-
-
-def facts(results, appendix_b=None) -> dict:
-    """Every number and sentence the page's prose quotes."""
-    cfg = results.cfg
-    table = ranks(rows(results, appendix_b), cfg.ranks)
-    budget, _ = budgets(results)
-    sees = power(results, table)
-    found = compare(results, appendix_b)
-    trained = list(results.entries)
-    seconds = sum(_seconds(e) for e in trained)
-    out = {"budget": f"{budget / 1e6:g}M", "widest": cfg.widest, "routing_rank": cfg.routing_rank,
-           "students": len(trained), "hours": seconds / 3600,
-           "devices": ", ".join(sorted({e.provenance.get("device", "?") for e in trained})) or "—",
-           "threads": ", ".join(sorted({str(e.provenance["threads"]) for e in trained if e.provenance.get("threads")}))
-           or "—", "jobs_asked": len(results.entries) + len(results.missing)}
-    out["power_sentence"] = _power_sentence(sees, cfg, budget)
-    real = found[found["key"] == "low_rank"]
-    decided = real[real["outcome"].isin(DECIDED)]
-    hats = table[(table["tokens"] == budget) & (table["corpus"] != ROUTING)].dropna(subset=["r_hat"])
-    out["r_hats"] = ", ".join(f"{c} {int(h)}" for c, h in zip(hats["corpus"], hats["r_hat"], strict=True)) or "none yet"
-    said = [f"{q.split(':')[0]}: {o}" for q, o in zip(decided["quantity"], decided["outcome"], strict=True)]
-    others = real.loc[~real.index.isin(decided.index)]
-    reasons = sorted({f"{o} ({why})" for o, why in zip(others["outcome"], others["why"], strict=True)})
-    out["low_rank_sentence"] = (f"{len(decided)} of {len(real)} corpora have a decided outcome"
-                                + (f" ({', '.join(said)})" if said else "") + "; "
-                                + (f"the others are {'; '.join(reasons)}." if reasons else "none is open."))
-    out["across_sentence"] = _across_sentence(found)
-    out["tolerance_sentence"] = _tolerance_sentence(hats, cfg.widest) if len(real) == len(decided) else ""
-    out["concentration_sentence"] = _concentration_sentence(rows(results, appendix_b), table, cfg, budget)
-    out["tau_span"] = span(table[(table["tokens"] == budget) & (table["corpus"] != ROUTING)]["tau"])
-    check_table = check(results, appendix_b)
-    out["reuse_sentence"] = _reuse_sentence(check_table, table, budget) if len(check_table) else \
-        "The reuse check has not run yet."
-    return out
-
-
-def outcomes(found: pd.DataFrame) -> pd.DataFrame:
-    """The declared claims as the page's table shows them: the outcome first, then what was measured (per corpus
-    for (a), across corpora for (b) and (c)), our value, and, where any claim is open, what keeps it open."""
-    letter = {"low_rank": "a", "separates": "b", "predicts": "c"}
-    names = [f"({letter[k]}) " + (q.split(":")[0] if k == "low_rank" else "across corpora")
-             for k, q in zip(found["key"], found["quantity"], strict=True)]
-    measured = [q.split(": ", 1)[1] if k == "low_rank" and ": " in q else q
-                for k, q in zip(found["key"], found["quantity"], strict=True)]
-    out = pd.DataFrame({"outcome": found["outcome"].to_numpy(), "claim": names, "measured": measured,
-                        "ours": found["ours"].to_numpy(), "open because": found["why"].to_numpy()})
-    return out if (out["open because"] != "").any() else out.drop(columns="open because")
-
-
-def _tolerance_sentence(hats: pd.DataFrame, widest: int) -> str:
-    """The readings of r̂ at τ/2 and 2τ (shown, never substituted): in how many corpora r̂ moves, where (a)'s
-    outcome would change, and the CV of r̂ under each."""
-    moved = hats[(hats["r_hat_half_tau"] != hats["r_hat"]) | (hats["r_hat_double_tau"] != hats["r_hat"])]
-    full = hats["r_hat"] >= widest
-    flips = hats[((hats["r_hat_half_tau"] >= widest) != full) | ((hats["r_hat_double_tau"] >= widest) != full)]
-    cvs = [stats.coefficient_of_variation(hats[c].astype(float)) for c in ("r_hat_half_tau", "r_hat_double_tau")]
-    moves = ", ".join(f"{c} {int(h)} and {int(d)}" for c, h, d in zip(
-        moved["corpus"], moved["r_hat_half_tau"], moved["r_hat_double_tau"], strict=True))
-    return (f"Read at half and twice the tolerance instead (readings, not verdicts), r̂ moves in {len(moved)} of "
-            f"{len(hats)} corpora" + (f" ({moves})" if moves else "") + "; (a)'s outcome differs under one of them "
-            f"for {_and(list(flips['corpus']))}, and the CV of r̂ is {number(cvs[0], 2)} and {number(cvs[1], 2)}"
-            + (f", above {CV_LIMIT} under both" if min(cvs) > CV_LIMIT else "") + ".")
-
-
-def _seconds(entry) -> float:
-    """A student's wall time: its job's seconds, or, for a student resumed from a checkpoint, its training loop's
-    seconds summed over the parts (the job's own count only the part that finished it), whichever is larger."""
-    loop = [float(row.get("train_seconds", 0.0)) for row in entry.tables.get("models", [])]
-    return max([float(entry.provenance.get("seconds", 0.0)), *loop])
-
-
-def _concentration_sentence(students: pd.DataFrame, table: pd.DataFrame, cfg, budget: int) -> str:
-    """Shown, not judged (``declared``: concentration): the full-width students' mean per-head R̃_eff (eq. 2) beside
-    each corpus's r̂, and the corpora whose full-width students have no stored spectrum."""
-    full = students[(students["tokens"] == budget) & (students["rank"] == cfg.widest)]
-    energy = full.groupby("corpus")["kernel_energy_rank"].mean()
-    hats = table[table["tokens"] == budget].set_index("corpus")["r_hat"]
-    order = [c for c in [ROUTING, *cfg.corpora] if c in energy.index]
-    shown = [f"{c} {number(energy[c])} (r̂ = {int(hats[c])})" for c in order
-             if pd.notna(energy[c]) and pd.notna(hats.get(c))]
-    absent = [c for c in order if pd.isna(energy[c])]
-    if not shown:
-        return "No full-width student has a stored kernel spectrum to read."
-    return (f"At full width the learned kernels' mean per-head R̃_eff (eq. 2) reads {', '.join(shown)}; recovery "
-            f"would put it near r̂ (shown, not judged)" + (f"; App. B stored no kernel spectra for the "
-                                                           f"full-width models of {_and(absent)}" if absent else "")
-            + ".")
 
 
 def _and(names: list[str]) -> str:
     return "no corpus" if not names else names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _across_sentence(found: pd.DataFrame) -> str:
-    """Claims (b) and (c) in words: the value each rule judged, what it is shown beside, and the outcome."""
+def _interval(row) -> str:
+    low, high = row["interval"]
+    return f"{low}–{high}" if low != high else f"{low} in every resample"
+
+
+# --- the calibration -----------------------------------------------------------------------------------------------
+
+
+def _calibration_sentence(found: dict, cfg) -> str:
+    calib = found["calibration"]
+    known = sorted({cfg.routing_rank, *cfg.known_ranks})
+    done = calib[calib["complete"]] if len(calib) else calib
+    if len(done) < len(known):
+        waiting = [k for k in known if k not in set(done["known rank"] if len(done) else [])]
+        return (f"The calibration at the known {'rank' if len(waiting) == 1 else 'ranks'} "
+                f"{_and([str(k) for k in waiting])} is not stored yet, so no range of known ranks read is stated.")
+    readings = [f"{int(r['r_hat'])} at r* = {int(r['known rank'])} (90 % interval {_interval(r)})"
+                for _, r in done.iterrows()]
+    text = (f"On the routing corpus with kernels of known rank {_and([str(k) for k in known])}, the sweep reads "
+            f"r̂ = {_and(readings)}.")
+    missed = done[~done["read"]]
+    span_ = found["range"]
+    if missed.empty:
+        text += (f" Every known rank is read within one grid step, so readings of r̂ from {span_[0]} to {span_[1]} "
+                 f"stand for the rank within one grid step.")
+    else:
+        text += " " + "; ".join(
+            f"known rank {int(r['known rank'])} is missed (the fitted loss one grid step below it lies "
+            f"{number(r['knee_in_tau'], 2)} τ above the full width)" for _, r in missed.iterrows()) + "."
+        text += (f" The ranks read span {span_[0]}–{span_[1]}." if span_ else " No contiguous range of known ranks "
+                 "is read.")
+    if span_ is not None:
+        outside = [c for c, r in _deciding(found).iterrows() if r["complete"] and pd.isna(r["known_rank"])
+                   and not span_[0] <= r["r_hat"] <= span_[1]]
+        text += (f" Outside that range lie the readings of {_and(outside)}: there r̂ says only which side of the range "
+                 f"the rank lies on." if outside else " Every real corpus's r̂ lies inside that range.")
+    return text
+
+
+def _deciding(found: dict) -> pd.DataFrame:
+    table = found["readings"]
+    return table[table["decides"]].set_index("corpus")
+
+
+# --- the corpora -------------------------------------------------------------------------------------------------
+
+
+def _corpus_sentences(found: dict, first: pd.DataFrame, cfg) -> list[str]:
+    """Per real corpus: r̂ with its interval, its gap in units of τ and its resampled agreement; the outcome by
+    both declarations; the readings shown beside the deciding one."""
+    outcomes = found["outcomes"].set_index("quantity")
+    first_of = {q.split(":")[0]: o for q, o in zip(first["quantity"], first["outcome"], strict=True)}
+    table = found["readings"]
+    out = []
+    for corpus in cfg.corpora:
+        own = table[table["corpus"] == corpus]
+        row = outcomes[outcomes.index.str.startswith(f"{corpus}:")].iloc[0]
+        deciding = own[own["decides"]].iloc[0] if (own["decides"]).any() else None
+        if deciding is None or not deciding["complete"]:
+            text = f"**{corpus}**: its second reading is not stored yet"
+        else:
+            text = f"**{corpus}** ({_reading_words(deciding)}): " + _one_reading(deciding, cfg)
+        text += f"; {row['outcome']}" + (f" ({row['why']})" if row["why"] else "")
+        text += f". First declaration: {first_of.get(corpus, MISSING)}"
+        beside = [f"{_reading_words(r)}: " + _one_reading(r, cfg, short=True)
+                  for _, r in own[~own["decides"] & own["complete"]].iterrows()]
+        out.append(text + (f"; shown beside, {'; '.join(beside)}" if beside else "") + ".")
+    return out
+
+
+def _reading_words(row) -> str:
+    where = {second.ONE_ENGINE: "one engine", analysis.APP_B: "App. B's full-width models"}.get(row["full width"], "")
+    return f"{int(row['seeds'])} seeds" + (f", {where}" if where else "")
+
+
+def _one_reading(row, cfg, short: bool = False) -> str:
+    hat = int(row["r_hat"])
+    text = f"r̂ = {hat} (90 % interval {_interval(row)})"
+    if short:
+        return text + f", {second.percent(row['agreement'])} agree"
+    gap = (f"the next narrower width lies {number(row['gap_in_tau'])} τ above the full width"
+           if math.isfinite(row["gap_in_tau"]) else "no narrower width is in the grid")
+    return f"{text}; {gap}; {second.percent(row['agreement'])} of resamples agree on its outcome"
+
+
+def _low_rank_sentence(found: pd.DataFrame, first: pd.DataFrame) -> str:
+    """How many corpora each declaration decides, and what keeps the others open."""
+    def counted(frame):
+        real = frame[frame["key"] == "low_rank"]
+        decided = real[real["outcome"].isin(DECIDED)]
+        names = {o: [q.split(":")[0] for q in decided[decided["outcome"] == o]["quantity"]] for o in DECIDED}
+        return real, decided, names
+
+    real, decided, names = counted(found)
+    said = "; ".join(f"{o}: {_and(n)}" for o, n in names.items() if n)
+    text = f"By the second declaration {len(decided)} of {len(real)} corpora are decided" + (f" ({said})" if said
+                                                                                             else "")
+    open_ = real[~real.index.isin(decided.index)]
+    if len(open_):
+        reasons = {}
+        for q, o, why in zip(open_["quantity"], open_["outcome"], open_["why"], strict=True):
+            reasons.setdefault(o if o == MISSING else f"{o}, {why.split(':')[0]}", []).append(q.split(":")[0])
+        text += "; " + "; ".join(f"{_and(n)}: {r}" for r, n in reasons.items())
+    _, first_decided, first_names = counted(first)
+    return text + (f". The first declaration decided {len(first_decided)} of {len(real)} ("
+                   + "; ".join(f"{o}: {_and(n)}" for o, n in first_names.items() if n) + ").")
+
+
+def _across_sentence(found: pd.DataFrame, first: pd.DataFrame) -> str:
+    """Claims (b) and (c) by the second rule, with the first declaration's outcome beside."""
     across = found[found["key"].isin(["separates", "predicts"])].set_index("key")
+    earlier = first[first["key"].isin(["separates", "predicts"])].set_index("key")["outcome"]
     if (across["outcome"] == MISSING).any():
-        return "The claims across corpora, (b) and (c), wait until at least three corpora have r̂."
+        return "Claims (b) and (c) wait until every corpus has its second reading."
     said = []
     for key, row in across.iterrows():
-        value = f"{'The CV of r̂' if key == 'separates' else 'Pearson’s r'} is {number(row['ours'], 2)}"
-        beside = f" ({row['beside']})" if row["beside"] else ""
+        if key == "separates":
+            low, high = row["interval"]
+            value = (f"The CV of r̂ is {number(row['ours'], 2)} (90 % interval {number(low, 2)}–{number(high, 2)}), "
+                     f"against a bar of {number(row['bar'], 3)}, the larger of {CV_LIMIT:.2f} and App. B's largest "
+                     f"model-side CV in the same cell")
+        elif math.isfinite(row["ours"]):
+            low, high = row["interval"]
+            value = (f"Pearson's r between the lag-MI predictor and r̂ is {number(row['ours'], 2)} (p = "
+                     f"{number(row['p'], 2)}; 90 % interval over resamples {number(low, 2)}–{number(high, 2)})")
+        else:
+            value = "Pearson's r between the lag-MI predictor and r̂ is not defined"
         why = f" ({row['why']})" if row["why"] else \
             " (too few corpora to decide its sign)" if row["outcome"] == NOT_SIGNIFICANT else ""
-        said.append(f"({'b' if key == 'separates' else 'c'}) {value}{beside}: {row['outcome']}{why}.")
+        letter = "b" if key == "separates" else "c"
+        said.append(f"({letter}) {value}: {row['outcome']}{why}; the first declaration: {earlier.get(key, MISSING)}.")
     return " ".join(said)
 
 
-def _power_sentence(sees: dict, cfg, budget: int) -> str:
-    if not sees["complete"]:
-        return ("The power check (the sweep on the routing corpus of known rank) is not complete yet, so no "
-                "real-corpus outcome is read.")
-    return (f"On the routing corpus, whose routing kernel has rank {cfg.routing_rank}, the sweep reads r̂ = "
-            f"{sees['r_hat']} at {budget / 1e6:g}M tokens: " + (
-                "the knee sits at the kernel's rank, so a flat curve on real text is a finding, not a sweep blind to "
-                "rank." if sees["passes"] else
-                "not the kernel's rank, so by the declared rule no real-corpus outcome can be decided: the sweep "
-                "does not see rank at this budget."))
+def _tolerance_sentence(results, appendix_b) -> str:
+    """The first declaration's readings of r̂ at τ/2 and 2τ (shown, never substituted): in how many corpora r̂
+    moves and where (a)'s outcome would change."""
+    cfg = results.cfg
+    table = analysis.ranks(analysis.first(analysis.rows(results, appendix_b), cfg), cfg.ranks)
+    budget, _ = analysis.budgets(results)
+    hats = table[(table["tokens"] == budget) & (table["corpus"] != ROUTING)].dropna(subset=["r_hat"])
+    if len(hats) < len(cfg.corpora):
+        return ""
+    moved = hats[(hats["r_hat_half_tau"] != hats["r_hat"]) | (hats["r_hat_double_tau"] != hats["r_hat"])]
+    full = hats["r_hat"] >= cfg.widest
+    flips = hats[((hats["r_hat_half_tau"] >= cfg.widest) != full) | ((hats["r_hat_double_tau"] >= cfg.widest) != full)]
+    moves = ", ".join(f"{c} {int(h)} and {int(d)}" for c, h, d in zip(
+        moved["corpus"], moved["r_hat_half_tau"], moved["r_hat_double_tau"], strict=True))
+    return (f"Read by the first rule at half and twice the tolerance (readings, not verdicts), r̂ moves in "
+            f"{len(moved)} of {len(hats)} corpora" + (f" ({moves})" if moves else "") + "; (a)'s outcome differs "
+            f"under one of them for {_and(list(flips['corpus']))}.")
 
 
-def _reuse_sentence(check_table: pd.DataFrame, table: pd.DataFrame, budget: int) -> str:
+# --- the kernels, the engines, the cost ----------------------------------------------------------------------------
+
+
+def _concentration_sentence(students: pd.DataFrame, found: dict, cfg, budget: int) -> str:
+    """What the full-width kernels show (``declared``: concentration, shown, not judged): the span of their mean
+    per-head R̃_eff (eq. 2) beside the span of r̂, and in how many corpora it lies within a factor of two of r̂, as
+    recovery would have it."""
+    full = students[(students["tokens"] == budget) & (students["rank"] == cfg.widest)]
+    energy = full.groupby("corpus")["kernel_energy_rank"].mean().dropna()
+    hats = _deciding(found)["r_hat"].dropna()
+    both = [c for c in [ROUTING, *cfg.corpora] if c in energy.index and c in hats.index]
+    if not both:
+        return "No full-width student has a stored kernel spectrum to read."
+    near = [c for c in both if hats[c] / 2 <= energy[c] <= 2 * hats[c]]
+    absent = [c for c in cfg.corpora if c not in energy.index]
+    rho = stats.spearman(energy[both], hats[both].astype(float)) \
+        if len(both) > 2 and hats[both].nunique() > 1 and energy[both].nunique() > 1 else math.nan
+    factor, reach = energy[both].max() / energy[both].min(), hats[both].max() / hats[both].min()
+    text = (f"At full width the learned kernels' mean per-head R̃_eff (eq. 2) spans {span(energy[both])} over "
+            f"{_and(both)} (a factor of {number(factor)}), while r̂ spans {span(hats[both].astype(int))} (a factor of "
+            f"{number(reach)}; Spearman ρ = {number(rho, 2)})")
+    if factor < 2 <= reach / 2:
+        text += ": the trained kernels concentrate on a similar number of directions whatever rank the sweep reads"
+    return (text + f"; R̃_eff lies within a factor of two of r̂, as recovery would have it, in {len(near)} of "
+            f"{len(both)}" + (f"; App. B stored no kernel spectra for the full-width models of {_and(absent)}"
+                              if absent else "") + ".")
+
+
+def _reuse_sentence(check_table: pd.DataFrame, found: dict, budget: int) -> str:
     """The reuse check in words: the full-width student trained again against App. B's stored one, by the rule."""
     last = check_table.iloc[-1]
-    own = table[(table["tokens"] == budget) & (table["corpus"] == last["corpus"])]["tau"]
-    tau = float(own.iloc[0]) if len(own) and pd.notna(own.iloc[0]) else math.nan
+    deciding = _deciding(found)
+    corpus = last["corpus"]
+    tau = float(deciding.loc[corpus, "tau"]) if corpus in deciding.index and deciding.loc[corpus, "complete"] \
+        else math.nan
     stored, again, difference = last["App. B's stored model"], last["trained again"], last["difference"]
     verdict = "" if not math.isfinite(tau) else (
-        ": the reuse stands." if abs(difference) <= tau else
+        ": the reuse stands by the first declaration's rule." if abs(difference) <= tau else
         ": outside τ, so by the declared rule the full-width students must be trained by this engine.")
-    return (f"Trained again by this sweep's engine, {last['corpus']}'s seed-{int(last['seed'])} full-width student "
+    return (f"Trained again by this sweep's engine, {corpus}'s seed-{int(last['seed'])} full-width student "
             f"reaches {number(again)} nats at {budget / 1e6:g}M tokens against {number(stored)} for App. B's stored "
             f"model (a difference of {number(difference, 2)}; τ = {number(tau, 2)}){verdict}")
+
+
+def _engines_sentence(found: dict, cfg) -> str:
+    """Where a corpus has both a one-engine reading and one with App. B's full-width models: r̂ of each."""
+    table = found["readings"]
+    pairs = []
+    for corpus in cfg.one_engine:
+        own = table[(table["corpus"] == corpus) & table["complete"]]
+        one = own[own["full width"] == second.ONE_ENGINE]
+        mixed = own[(own["full width"] == analysis.APP_B) & (own["seeds"] == (one["seeds"].iloc[0] if len(one) else 0))]
+        if len(one) and len(mixed):
+            pairs.append(f"{corpus} {int(one['r_hat'].iloc[0])} against {int(mixed['r_hat'].iloc[0])}")
+    if not pairs:
+        return ""
+    return (" With the sweep's engine at every width (one engine), r̂ reads " + _and(pairs) + " with App. B's "
+            "full-width models.")
+
+
+def _cost_sentence(cost: pd.DataFrame, results) -> str:
+    if cost.empty:
+        return "No student is stored yet."
+    by = cost.reset_index()
+    parts = [f"{int(r['students'])} for {r['kind']} ({number(r['CPU hours'], 2)} h)" for _, r in by.iterrows()]
+    after = by.groupby("trained after the declaration")["students"].sum()
+    threads = sorted({str(e.provenance.get("threads")) for e in results.entries if e.provenance.get("threads")})
+    devices = sorted({e.provenance.get("device", "?") for e in results.entries})
+    thread_words = "one thread" if threads == ["1"] else f"{' or '.join(threads)} threads"
+    return (f"The sweep trained {len(results.entries)} students, each on {thread_words} of {_and(devices)}: "
+            f"{'; '.join(parts)}. {int(after.get('the first', 0))} were trained after the first declaration "
+            f"({FIRST_DATE}) and {int(after.get('the second', 0))} after the second ({SECOND_DATE}).")
+

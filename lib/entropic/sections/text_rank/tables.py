@@ -1,0 +1,159 @@
+"""The capacity sweep's tables as its page shows them: the claims' outcomes under both declarations, the readings
+of r̂ per corpus with their uncertainty, the calibration, the first declaration's per-corpus table, and what the
+students cost, by declaration and kind."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ...report.numbers import DASH
+from . import analysis, second
+from .declared import SECOND_DATE
+from .spec import ROUTING
+
+LETTERS = {"low_rank": "a", "separates": "b", "predicts": "c"}
+
+
+def _claim_names(found: pd.DataFrame) -> list[str]:
+    return [f"({LETTERS[k]}) " + (q.split(":")[0] if k == "low_rank" else "across corpora")
+            for k, q in zip(found["key"], found["quantity"], strict=True)]
+
+
+def _measured(found: pd.DataFrame) -> list[str]:
+    return [q.split(": ", 1)[1] if k == "low_rank" and ": " in q else q
+            for k, q in zip(found["key"], found["quantity"], strict=True)]
+
+
+def outcomes(found: pd.DataFrame, first: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The claims as the page's table shows them: the outcome first (the second declaration's, when ``first``, the
+    first declaration's outcomes, is given beside it), the claim, what was measured, our value, and, where any claim
+    is open, what keeps it open."""
+    out = pd.DataFrame({"outcome": found["outcome"].to_numpy()})
+    if first is not None:
+        earlier = dict(zip(_claim_names(first), first["outcome"], strict=True))
+        out["first declaration's outcome"] = [earlier.get(name, DASH) for name in _claim_names(found)]
+    out["claim"] = _claim_names(found)
+    out["measured"] = _measured(found)
+    out["ours"] = found["ours"].to_numpy()
+    out["open because"] = found["why"].to_numpy()
+    return out if (out["open because"] != "").any() else out.drop(columns="open because")
+
+
+def readings(found: dict) -> pd.DataFrame:
+    """Per reading (the routing corpora by known rank, then the real corpora, the deciding reading first): its seeds
+    and full-width students, r̂ with its 90 % interval and its mode's share, the next narrower width's fitted gap
+    in units of τ, τ, and the agreement of (a) (a real corpus) or the share within one grid step (a known rank)."""
+    table = found["readings"]
+    calib = found["calibration"].set_index("corpus") if len(found["calibration"]) else pd.DataFrame()
+    rows = []
+    for _, row in table.iterrows():
+        done = bool(row["complete"])
+        known = row["known_rank"]
+        share = (calib.loc[row["corpus"], "within_share"] if row["corpus"] in calib.index and done else math.nan) \
+            if pd.notna(known) else row.get("agreement", math.nan)
+        rows.append({"corpus": row["corpus"] if row["decides"] else f"{row['corpus']} (shown beside)",
+                     "seeds": int(row["seeds"]), "full width": _source(row["full width"]),
+                     "r̂": int(row["r_hat"]) if done else DASH,
+                     "90 % interval": "–".join(map(str, row["interval"])) if done else DASH,
+                     "mode (share)": f"{int(row['mode'])} ({second.percent(row['mode_share'])})" if done else DASH,
+                     "gap below r̂ (τ)": row["gap_in_tau"] if done else math.nan,
+                     "τ (nats)": row["tau"] if done else math.nan,
+                     "(a) agreement or within one step": second.percent(share) if done and pd.notna(share) else DASH})
+    return pd.DataFrame(rows).set_index("corpus")
+
+
+def _source(source: str) -> str:
+    return {analysis.SWEEP: "sweep (trained)", second.ONE_ENGINE: "sweep (one engine)",
+            analysis.APP_B: "App. B's models"}.get(source, source)
+
+
+def calibration(found: dict) -> pd.DataFrame:
+    """Per known rank r*: r̂ and its 90 % interval, the share of resamples within one grid step, whether r* is read,
+    the share that reads below the full width, and the knee's depth in units of τ."""
+    calib = found["calibration"]
+    if calib.empty:
+        return calib
+    return pd.DataFrame({
+        "known rank r*": calib["known rank"].to_numpy(),
+        "r̂": [int(v) if ok else DASH for v, ok in zip(calib.get("r_hat", []), calib["complete"], strict=False)],
+        "90 % interval": ["–".join(map(str, v)) if ok else DASH
+                          for v, ok in zip(calib.get("interval", []), calib["complete"], strict=False)],
+        "within one step": [second.percent(v) if ok else DASH
+                            for v, ok in zip(calib.get("within_share", []), calib["complete"], strict=False)],
+        "read": [bool(v) if ok else math.nan for v, ok in zip(calib.get("read", []), calib["complete"], strict=False)],
+        "below full width": [second.percent(v) if ok else DASH
+                             for v, ok in zip(calib.get("below_full_share", []), calib["complete"], strict=False)],
+        "knee one step below r* (τ)": [v if ok else math.nan for v, ok in zip(calib.get("knee_in_tau", []),
+                                                                             calib["complete"], strict=False)],
+    }).set_index("known rank r*")
+
+
+def first_table(results, appendix_b=None) -> pd.DataFrame:
+    """The first declaration's table per corpus (the routing corpus first): r̂ at the budget and at the one before,
+    r̂ under τ/2 and 2τ, τ, the full-width loss, the gap of the next narrower width, and App. B's predicted rank."""
+    cfg = results.cfg
+    table = analysis.ranks(analysis.first(analysis.rows(results, appendix_b), cfg), cfg.ranks)
+    budget, before = analysis.budgets(results)
+    at = table[table["tokens"] == budget].set_index("corpus")
+    earlier = table[table["tokens"] == before].set_index("corpus") if before else pd.DataFrame()
+    order = [c for c in [ROUTING, *cfg.corpora] if c in at.index]
+    pred = analysis.predictor(appendix_b, [c for c in order if c != ROUTING])
+
+    def whole(value):
+        return DASH if value is None or pd.isna(value) else str(int(value))
+
+    return pd.DataFrame({
+        f"r̂ at {budget / 1e6:g}M": [whole(at.loc[c, "r_hat"]) for c in order],
+        f"r̂ at {before / 1e6:g}M" if before else "": [whole(earlier["r_hat"].get(c)) if c in earlier.index else DASH
+                                                    for c in order],
+        "r̂ at τ/2, 2τ": [f"{whole(at.loc[c, 'r_hat_half_tau'])}, {whole(at.loc[c, 'r_hat_double_tau'])}"
+                         for c in order],
+        "τ (nats)": [at.loc[c, "tau"] for c in order],
+        "full-width loss (nats)": [at.loc[c, "widest_loss"] for c in order],
+        "gap of the next narrower width (nats)": [at.loc[c, "gap_below"] for c in order],
+        "lag-MI predicted rank": [pred.get(c, math.nan) if pred is not None else math.nan for c in order],
+    }, index=pd.Index(order, name="corpus"))
+
+
+def kind_of(entry, cfg) -> str:
+    """What a stored student is for: the power check, the calibration, the first sweep, more seeds, one engine, or
+    the reuse check."""
+    p = entry.params
+    if entry.job.endswith("-check") or "-check-" in entry.job:
+        return "the reuse check"
+    if p["corpus"] == ROUTING:
+        return "the power check" if p.get("routing_rank", cfg.routing_rank) == cfg.routing_rank else "the calibration"
+    if p["seed"] not in cfg.seeds:
+        return "more seeds"
+    if cfg.reuse and p["rank"] == cfg.widest:
+        return "one engine"
+    return "the sweep"
+
+
+def seconds(entry) -> float:
+    """A student's wall time: its job's seconds, or, for a student resumed from a checkpoint, its training loop's
+    seconds summed over the parts (the job's own count only the part that finished it), whichever is larger."""
+    loop = [float(row.get("train_seconds", 0.0)) for row in entry.tables.get("models", [])]
+    return max([float(entry.provenance.get("seconds", 0.0)), *loop])
+
+
+def cost(results) -> pd.DataFrame:
+    """The students by kind (``kind_of``) and by the declaration they were trained after (their provenance date
+    against ``declared``'s dates): how many, CPU hours, devices and threads."""
+    rows = [{"kind": kind_of(e, results.cfg),
+             "after": "the second" if str(e.provenance.get("date", "")) >= SECOND_DATE else "the first",
+             "hours": seconds(e) / 3600, "device": e.provenance.get("device", DASH),
+             "threads": e.provenance.get("threads", DASH)} for e in results.entries]
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(rows)
+    order = ["the power check", "the sweep", "the reuse check", "the calibration", "more seeds", "one engine"]
+    table = frame.groupby(["after", "kind"], sort=False).agg(
+        students=("hours", "size"), hours=("hours", "sum"), device=("device", lambda d: ", ".join(sorted(set(d)))),
+        threads=("threads", lambda t: ", ".join(sorted({str(v) for v in t}))))
+    table = table.reset_index()
+    table["order"] = table["kind"].map({k: i for i, k in enumerate(order)})
+    table = table.sort_values(["after", "order"]).drop(columns="order")
+    return table.rename(columns={"after": "trained after the declaration", "hours": "CPU hours"}).set_index("kind")
