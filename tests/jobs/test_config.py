@@ -5,7 +5,7 @@ import sys
 import pytest
 
 from entropic import registry
-from entropic.jobs import config, runner
+from entropic.jobs import config, profiles, runner
 
 
 def test_every_section_declares_each_parameter_once_with_a_description():
@@ -29,7 +29,7 @@ def test_every_profile_is_valid_for_every_section(profile):
 
 
 def test_the_quick_profile_holds_overrides_only():
-    for name, overrides in config.load_profile("quick").items():
+    for name, overrides in profiles.load_profile("quick").items():
         paper = registry.module(name).Config()
         for key, value in overrides.items():
             assert getattr(paper, key) != (tuple(value) if isinstance(value, list) else value), (name, key)
@@ -43,18 +43,18 @@ def test_a_profile_override_changes_exactly_that_parameter():
 
 
 def test_overrides_are_parsed_as_literals_with_or_without_quotes():
-    assert config.parse_overrides(["r_star=4", "seeds=[0, 1]", "spectrum=flat", "sigma=0.1",
+    assert profiles.parse_overrides(["r_star=4", "seeds=[0, 1]", "spectrum=flat", "sigma=0.1",
                                    "rungs=[B0,B1c]", "rungs2=['B0','B1c']"]) == {
         "r_star": 4, "seeds": [0, 1], "spectrum": "flat", "sigma": 0.1, "rungs": ["B0", "B1c"],
         "rungs2": ["B0", "B1c"]}
     with pytest.raises(ValueError, match="name=value"):
-        config.parse_overrides(["r_star"])
+        profiles.parse_overrides(["r_star"])
 
 
 @pytest.mark.parametrize("items", [["n=abc", "n=1000"], ["n=1", "n=2"], ["n=1", "sigma=0.1", " n =1"]])
 def test_a_parameter_given_twice_is_refused_naming_it_and_both_values(items):
     with pytest.raises(ValueError, match=r"parameter n is given twice \(n.*=.* and .*n.*=.*\): give it once"):
-        config.parse_overrides(items)
+        profiles.parse_overrides(items)
 
 
 @pytest.mark.parametrize("override, message", [
@@ -66,26 +66,31 @@ def test_bad_values_fail_before_anything_runs(override, message):
         runner.plan("surrogate", "quick", override)
 
 
-def test_the_same_bad_value_fails_the_same_way_from_yaml_cli_and_notebook(tmp_path, monkeypatch):
+def test_the_same_bad_value_fails_the_same_way_from_yaml_cli_and_notebook_naming_where_it_came_from(tmp_path,
+                                                                                                   monkeypatch):
     from entropic import paths
 
     with pytest.raises(ValueError) as direct:  # the notebook's route: runner.run(section, profile, overrides)
         runner.run("surrogate", "quick", {"sigma": -1}, progress=False)
     check = "sigma must be a number in [0, 10], got -1"
-    assert str(direct.value) == f"notebooks/params/quick.yaml, section surrogate (overrides: sigma): {check}"
+    assert str(direct.value) == f"the overrides (sigma=-1), section surrogate: {check}"
     cli = subprocess.run([sys.executable, "-m", "entropic", "run", "surrogate", "sigma=-1", "--no-book"],
                          capture_output=True, text=True)
-    assert cli.returncode == 2 and cli.stderr.strip() == f"error: {direct.value}"
+    assert cli.returncode == 2
+    assert cli.stderr.strip() == f"error: the command line (sigma=-1), section surrogate: {check}"
     (tmp_path / "bad.yaml").write_text("surrogate:\n  sigma: -1\n")
     monkeypatch.setattr(paths, "PROFILES", tmp_path)
     with pytest.raises(ValueError) as from_yaml:
         runner.plan("surrogate", "bad")
     assert str(from_yaml.value).endswith(f"bad.yaml, section surrogate: {check}")
+    with pytest.raises(ValueError) as both:  # the file's own value is at fault whatever the overrides say
+        runner.plan("surrogate", "bad", {"n": 100})
+    assert str(both.value).endswith(f"bad.yaml, section surrogate: {check}")
 
 
 def test_unknown_profiles_and_sections_name_the_known_ones():
     with pytest.raises(ValueError, match=r"unknown profile 'fast'.*quick"):
-        config.load_profile("fast")
+        profiles.load_profile("fast")
     with pytest.raises(ValueError, match=r"unknown section 'appendix_z'.*surrogate"):
         registry.module("appendix_z")
 

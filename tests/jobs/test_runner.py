@@ -93,6 +93,20 @@ def test_a_toy_section_needs_only_its_module_notebook_and_profile_entries(toy_in
     assert "page is current" in said[0]
 
 
+@pytest.mark.integration
+def test_a_pages_build_plans_its_jobs_once(toy_in_tree, tmp_path, monkeypatch):
+    """What a page shows, its fingerprint and its run read one plan (they asked the runner three times)."""
+    planned, plan = [], runner.plan
+
+    def counted(section, *args, **kwargs):
+        planned.append(section)
+        return plan(section, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "plan", counted)
+    executed = book.execute("toy", "quick", {}, out_dir=tmp_path / "pages", log=lambda *_: None)
+    assert executed.is_file() and planned == ["toy"]
+
+
 def test_entries_no_current_job_reads_are_listed_as_orphans(toy):
     runner.run("toy", "quick", progress=False)
     assert runner.orphans("toy", "quick") == []

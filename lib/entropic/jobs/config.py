@@ -1,22 +1,28 @@
 """Parameters, declared once: a section's ``Config`` dataclass holds the paper's values.
 
 Each field is declared with :func:`param`: its default (the paper's value), a one-line description and
-a check. Profiles (``notebooks/params/<profile>.yaml``) and command-line or notebook overrides list only
-what they change; every route goes through :func:`resolve`, so a bad value fails with the same
+a check. Profiles (``notebooks/params/<profile>.yaml``, read by ``profiles``) and command-line or notebook
+overrides list only what they change; every route goes through :func:`resolve`, so a bad value fails with the same
 one-line ``ValueError`` from YAML, the command line and a notebook, before any work starts.
 """
 
 from __future__ import annotations
 
-import ast
 import math
-import os
 from dataclasses import dataclass, field, fields
 
 import pandas as pd
-import yaml
 
 from .. import paths
+from .profiles import load_profile, profile_path
+
+
+def kinded(kind: str):
+    """Mark a check with the kind of value it accepts, in words (what ``params`` lists for each parameter)."""
+    def mark(check):
+        check.kind = kind
+        return check
+    return mark
 
 
 def param(default, help: str, check=None, stated: bool = True):
@@ -32,6 +38,7 @@ CEILING_INT = 10**9
 CEILING = 1e6
 
 
+@kinded("positive integer")
 def positive_int(name, value):
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= CEILING_INT:
         raise ValueError(f"{name} must be a positive integer (at most {CEILING_INT:.0e}), got {value!r}")
@@ -45,10 +52,12 @@ def _number(name, value, low: float, high: float, what: str) -> float:
     return float(value)
 
 
+@kinded("positive number")
 def positive(name, value):
     return _number(name, value, 0.0, CEILING, "positive")
 
 
+@kinded("non-negative number")
 def non_negative(name, value):
     return _number(name, value, 0.0, CEILING, "non-negative")
 
@@ -58,6 +67,7 @@ def bounded(low: float, high: float, include_low: bool = False):
     whose larger values can only fail (a learning rate of 10³⁰, a noise level of 10⁹⁹⁹)."""
     opening = "[" if include_low else "("
 
+    @kinded(f"number in {opening}{low:g}, {high:g}]")
     def check(name, value):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
                 or not low <= value <= high or (value == low and not include_low):
@@ -71,6 +81,7 @@ noise_level = bounded(0.0, 10.0, include_low=True)  # σ: the tasks' signals are
 scale = bounded(0.0, 10.0)  # initialization multipliers
 
 
+@kinded("true or false")
 def flag(name, value):
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be true or false, got {value!r}")
@@ -79,6 +90,7 @@ def flag(name, value):
 
 def distinct_ints(minimum: int = 0):
     """A non-empty list of distinct integers ≥ ``minimum`` (seeds, ranks), kept as a tuple."""
+    @kinded(f"list of distinct integers ≥ {minimum}")
     def check(name, value):
         items = tuple(value) if isinstance(value, (list, tuple)) else None
         if not items or any(isinstance(v, bool) or not isinstance(v, int) or v < minimum for v in items):
@@ -91,12 +103,14 @@ def distinct_ints(minimum: int = 0):
 
 def or_none(check):
     """``check``, or an empty list: a list parameter that may name nothing (kept as an empty tuple)."""
+    @kinded(f"{kind_of(check)}, or []")
     def check_or_none(name, value):
         return () if isinstance(value, (list, tuple)) and not value else check(name, value)
     return check_or_none
 
 
 def one_of(*allowed):
+    @kinded("one of " + ", ".join(map(str, allowed)))
     def check(name, value):
         if value not in allowed:
             raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
@@ -106,6 +120,7 @@ def one_of(*allowed):
 
 def some_of(*allowed):
     """A non-empty list of distinct names from ``allowed`` (a single name is accepted), as a tuple."""
+    @kinded("list of distinct names from " + ", ".join(map(str, allowed)))
     def check(name, value):
         items = tuple(value) if isinstance(value, (list, tuple)) else (value,)
         if not items or any(item not in allowed for item in items) or len(set(items)) != len(items):
@@ -119,6 +134,7 @@ def ours(default, help: str, check=None):
     return param(default, help, check, stated=False)
 
 
+@kinded("non-negative integer")
 def non_negative_int(name, value):
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= CEILING_INT:
         raise ValueError(f"{name} must be a non-negative integer, got {value!r}")
@@ -127,23 +143,27 @@ def non_negative_int(name, value):
 
 def optional(check):
     """``check``, or None: a parameter that may be left unset (``None`` means a default the section states)."""
+    @kinded(f"{kind_of(check)}, or None")
     def optional_check(name, value):
         return None if value is None else check(name, value)
     return optional_check
 
 
+@kinded("folder name")
 def text(name, value):
     if not isinstance(value, str) or not value:
         raise ValueError(f"{name} must be a directory name or None, got {value!r}")
     return value
 
 
+@kinded("number in (0, 1)")
 def fraction(name, value):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
         raise ValueError(f"{name} must lie in (0, 1), got {value!r}")
     return float(value)
 
 
+@kinded("increasing fractions in (0, 1] ending with 1")
 def fractions(name, value):
     """Increasing fractions in (0, 1] ending with 1 (checkpoints along a budget), kept as a tuple of floats."""
     items = tuple(value) if isinstance(value, (list, tuple)) else None
@@ -153,6 +173,7 @@ def fractions(name, value):
     return tuple(float(v) for v in items)
 
 
+@kinded("list of distinct positive numbers")
 def positive_values(name, value):
     """A non-empty list of distinct positive numbers (noise levels), kept as a tuple of floats."""
     items = tuple(value) if isinstance(value, (list, tuple)) else ()
@@ -215,105 +236,55 @@ class SectionConfig:
         for f in fields(self):
             value, reference = getattr(self, f.name), getattr(paper, f.name)
             stated = f.metadata.get("stated", True)
-            rows.append({"parameter": f.name, "value": _shown(value),
-                         "paper": _shown(reference) if stated else
-                         "not stated" + ("" if value == reference else f" (our default: {_shown(reference)})"),
+            rows.append({"parameter": f.name, "value": shown_value(value),
+                         "paper": shown_value(reference) if stated else
+                         "not stated" + ("" if value == reference else f" (our default: {shown_value(reference)})"),
                          "differs": "◀ differs" if value != reference and stated else "",
                          "description": f.metadata["help"]})
         return pd.DataFrame(rows).set_index("parameter")
+
+
+def kind_of(check, default=None) -> str:
+    """The kind of value a check accepts, in words (``kinded``); for a check without one, the default's type."""
+    return getattr(check, "kind", None) or type(default).__name__
 
 
 def _plain(value):
     return list(value) if isinstance(value, tuple) else value
 
 
-def _shown(value) -> str:
+def shown_value(value) -> str:
     return ", ".join(map(str, value)) if isinstance(value, tuple) else str(value)
 
 
-# --- profiles and overrides -------------------------------------------------------------------------
+# --- the Config of a section at a profile ------------------------------------------------------------
 
-def available_profiles() -> list[str]:
-    return sorted(p.stem for p in paths.PROFILES.glob("*.yaml"))
-
-
-def profile_path(profile: str):
-    return paths.PROFILES / f"{profile}.yaml"
-
-
-def load_profile(profile: str) -> dict[str, dict]:
-    """``section -> overrides`` of a profile file. An unknown profile names the available ones; malformed
-    YAML, a section name that is no section, or a mapping of the wrong shape names the file (and line)."""
-    from .. import registry
-
-    path = profile_path(profile)
-    if not paths.PROFILES.is_dir():
-        named = " (ENTROPIC_PROFILES)" if "ENTROPIC_PROFILES" in os.environ else ""
-        raise ValueError(f"the profiles folder {paths.shown(paths.PROFILES)}{named} does not exist, so profile "
-                         f"{profile!r} cannot be read")
-    if not path.is_file():
-        raise ValueError(f"unknown profile {profile!r}; available in {paths.shown(paths.PROFILES)}: "
-                         f"{', '.join(available_profiles()) or 'none'}")
-    try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        problem = getattr(error, "problem", None) or type(error).__name__
-        raise ValueError(f"{paths.shown(path)} is not valid YAML{where}: {problem}") from None
-    if not isinstance(data, dict) or not all(isinstance(v, dict) or v is None for v in data.values()):
-        raise ValueError(f"{paths.shown(path)} must map section names to mappings of parameter overrides")
-    unknown = sorted(set(data) - set(registry.names()))
-    if unknown:
-        raise ValueError(f"{paths.shown(path)} names no section {unknown}; sections: {registry.names()}")
-    return {name: dict(values or {}) for name, values in data.items()}
-
-
-def parse_value(text: str):
-    """A command-line value: a Python literal, a bare word (a string), or a list of either.
-
-    ``[B0,B1c]`` (what the shell leaves of ``['B0','B1c']``) reads as ``["B0", "B1c"]``.
-    """
-    text = text.strip()
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        if text.startswith(("[", "(")) and text.endswith(("]", ")")):
-            inner = text[1:-1].strip()
-            return [parse_value(item) for item in inner.split(",")] if inner else []
-        return text
-    return list(value) if isinstance(value, tuple) else value
-
-
-def parse_overrides(items: list[str]) -> dict:
-    """``["r_star=4", "seeds=[0,1]"]`` → ``{"r_star": 4, "seeds": [0, 1]}``. A name given twice is refused
-    (naming both values): which one was meant cannot be guessed."""
-    params, given = {}, {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep or not name.isidentifier():
-            raise ValueError(f"parameter override {item!r} is not of the form name=value")
-        if name in given:
-            raise ValueError(f"parameter {name} is given twice ({given[name]} and {item}): give it once")
-        given[name], params[name] = item, parse_value(text)
-    return params
-
-
-def resolve(config_class: type[SectionConfig], section: str, profile: str, overrides: dict | None = None):
+def resolve(config_class: type[SectionConfig], section: str, profile: str, overrides: dict | None = None,
+            source: str | None = None):
     """The section's ``Config``: the paper's values, then the profile's overrides, then ``overrides``. A
     profile without an entry for the section is an error (an empty entry, ``section: {}``, means the
     paper's values), so a new section cannot silently run at the paper's sizes under a small profile. A
-    bad value names the profile file and the section."""
+    bad value names where it came from: the profile file and the section when the profile's own values fail,
+    else ``source``, where the overrides were given ("the command line (n=-5)"; default: "the overrides" and
+    their values)."""
     loaded = load_profile(profile)
     if section not in loaded:
         raise ValueError(f"{paths.shown(profile_path(profile))} has no entry for section {section!r}; add "
                          f"`{section}: {{}}` for the paper's values, or the overrides this profile needs")
-    params = {**loaded[section], **(overrides or {})}
     try:
-        return config_class.from_params(params)
+        return config_class.from_params({**loaded[section], **(overrides or {})})
     except (TypeError, ValueError) as error:  # a dataclass refusing an argument is reported like the checks
-        source = f" (overrides: {', '.join(overrides)})" if overrides else ""
-        raise ValueError(f"{paths.shown(profile_path(profile))}, section {section}{source}: {error}") from None
+        fault = error
+    try:
+        config_class.from_params(loaded[section])
+    except (TypeError, ValueError) as error:  # the profile's own values fail: the file is at fault
+        raise ValueError(f"{paths.shown(profile_path(profile))}, section {section}: {error}") from None
+    given = " ".join(f"{name}={_typed(value)}" for name, value in overrides.items())
+    raise ValueError(f"{source or f'the overrides ({given})'}, section {section}: {fault}") from None
+
+
+def _typed(value) -> str:
+    """A value as it is typed on the command line: ``[0,1]`` for a list."""
+    return "[" + ",".join(map(str, value)) + "]" if isinstance(value, (list, tuple)) else str(value)
 
 

@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 from tqdm import tqdm
 
-from .. import paths, registry
-from . import cluster, config, store, versions
+from .. import paths, registry, variables
+from . import cluster, config, profiles, store, versions
 
 COMMITTED = ("paper",)  # profiles whose results are committed: stale entries are kept and flagged
 
@@ -97,23 +97,24 @@ def label_of(profile: str, overrides: dict | None) -> str:
 _PLANS: dict[tuple, tuple] = {}
 
 
-def plan(section: str, profile: str, overrides: dict | None = None):
+def plan(section: str, profile: str, overrides: dict | None = None, source: str | None = None):
     """Validate before any work: the section module, its resolved Config, its jobs. Planned once per
     process for the same module, profile file (as it is on disk) and overrides: a build resolves and plans
-    each section once, however many times its page, its fingerprint and its ledger rows ask."""
+    each section once, however many times its page, its fingerprint and its ledger rows ask. ``source`` says
+    where the overrides were given, for the error that refuses one of them (``config.resolve``)."""
     module = registry.module(section)
-    path = config.profile_path(profile)
+    path = profiles.profile_path(profile)
     stamp = (path.stat().st_mtime_ns, path.stat().st_size) if path.is_file() else None
     key = (section, id(module), str(path), stamp, json.dumps(overrides or {}, sort_keys=True, default=str))
     if key not in _PLANS:
-        cfg = config.resolve(module.Config, section, profile, overrides)
+        cfg = config.resolve(module.Config, section, profile, overrides, source)
         _PLANS[key] = (module, cfg, module.jobs(cfg))
     return _PLANS[key]
 
 
 def run(section: str, profile: str = "quick", overrides: dict | None = None, *, force: bool = False,
         keep_stale: bool | None = None, compute: bool | None = None, progress: bool = True,
-        log=None, only: list[str] | None = None, cluster: str | None = None) -> Results:
+        log=None, only: list[str] | None = None, cluster: str | None = None, planned: tuple | None = None) -> Results:
     """Compute what the store lacks for one section and return its results (see the module docstring).
 
     ``compute`` defaults to True except in committed profiles; when False, missing jobs are listed in
@@ -121,17 +122,13 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     to the matching jobs; the others are read if stored and listed as missing if not. ``cluster`` maps
     the jobs to compute over a Dask cluster (``jobs.cluster``) instead of running them here. ``log``
     (e.g. ``print``) receives one line per thing worth saying; pages leave it silent and show ``Results``.
+    ``planned`` is what :func:`plan` returned for these arguments, when the caller has it (a page's build).
     """
     log = log or _silent
     overrides = dict(overrides or {})
-    _thread_cap()  # a bad ENTROPIC_MAX_THREADS is refused before any work, here as on the command line
-    module, cfg, jobs = plan(section, profile, overrides)
-    unmatched = [pattern for pattern in only or () if not any(fnmatch.fnmatchcase(job.name, pattern) for job in jobs)]
-    if only and len(unmatched) == len(only):  # nothing would be computed: a mistyped pattern, said before any work
-        named = f"its {len(jobs)} jobs are named like {jobs[0].name} … {jobs[-1].name}" if jobs else "it has no jobs"
-        raise ValueError(f"--only {' '.join(map(repr, only))} matches no job of {section} at this profile; {named}")
-    for pattern in unmatched:
-        log(f"[entropic] {section}: --only {pattern!r} matches no job at this profile")
+    variables.check(variables.JOBS)  # a bad variable is refused before any work, here as on the command line
+    module, cfg, jobs = planned or plan(section, profile, overrides)
+    check_only(section, jobs, only)
     label = label_of(profile, overrides)
     keep_stale = label in COMMITTED if keep_stale is None else keep_stale
     compute = label not in COMMITTED if compute is None else compute
@@ -206,6 +203,16 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
                    conflicts)
 
 
+def check_only(section: str, jobs: list[store.Job], only: list[str] | None) -> None:
+    """Refuse, before any work, an ``only`` pattern that names no job of ``jobs``, whatever the other patterns
+    match (a mistyped pattern would leave its jobs uncomputed without a word)."""
+    unmatched = [pattern for pattern in only or () if not any(fnmatch.fnmatchcase(job.name, pattern) for job in jobs)]
+    if unmatched:
+        named = f"its {len(jobs)} jobs are named like {jobs[0].name} … {jobs[-1].name}" if jobs else "it has no jobs"
+        raise ValueError(f"--only {' '.join(map(repr, unmatched))} matches no job of {section} at this profile; "
+                         f"{named}")
+
+
 def _silent(*_) -> None:
     """The default ``log``: a page shows what a run says in its banner, not as printed lines."""
 
@@ -217,10 +224,6 @@ def _current(shelf: store.Store, job: store.Job, key: str) -> store.Entry | None
     except store.CorruptEntry:
         return None
     return entry if entry is not None and entry.key == key else None
-
-
-def _thread_cap() -> None:
-    cluster.max_threads()
 
 
 def _reachable(address: str) -> None:

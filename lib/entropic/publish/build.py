@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 from .. import paths, registry
-from ..jobs import config, runner, store, versions
+from ..jobs import profiles, runner, store, versions
 from . import launch, site
 
 TOC_FOLDER = "build/sections"  # where _toc.yml expects the executed section pages, relative to the book root
@@ -36,14 +36,15 @@ def is_section(name: str) -> bool:
 FALLBACKS = ("quick",)  # committed smaller profiles a page may show when its own profile has no results
 
 
-def fingerprint(section: str, profile: str, overrides: dict) -> str:
+def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | None = None) -> str:
     """What a page is made from: its source, the library outside the engine (a page reads the engine
     directly, so a page's engine code counts too), its parameters, the stored entries it reads and the
     version keys of the code its jobs run now (so an engine edit that stales a section's jobs marks its
     page, and reverting the edit clears the mark); a section page that also shows another section's results
     (its module's ``READS``) includes that section's fingerprint. A page that reads every section's stored results
     (:func:`reads_results`: the ledger) includes the fingerprint of every section of the book at the profile
-    it shows, so that any entry it reads, changed, added or deleted, renders it again."""
+    it shows, so that any entry it reads, changed, added or deleted, renders it again. ``planned``: the section's
+    ``runner.plan`` at these arguments, when the caller has it (a page's build plans its jobs once)."""
     source = paths.notebook_source(section).read_bytes()
     digest = hashlib.sha256(source)
     for path in sorted(paths.PACKAGE.rglob("*.py")):
@@ -56,7 +57,7 @@ def fingerprint(section: str, profile: str, overrides: dict) -> str:
             for name in toc_sections():
                 digest.update(fingerprint(name, shown_profile(name, profile, {}), {}).encode())
         return digest.hexdigest()[:16]
-    module, _, jobs = runner.plan(section, profile, overrides)
+    module, _, jobs = planned or runner.plan(section, profile, overrides)
     shelf = store.Store(runner.label_of(profile, overrides), section)
     for job in jobs:
         path = shelf.path(job)
@@ -92,24 +93,25 @@ def stored_fingerprint(path: Path) -> str | None:
                          f"delete it to re-execute the section") from error
 
 
-def shown_profile(section: str, profile: str, overrides: dict) -> str:
+def shown_profile(section: str, profile: str, overrides: dict, planned: tuple | None = None) -> str:
     """The profile a page shows: its own, or, when a committed profile has no result of this section at
-    all, the first committed smaller profile (``FALLBACKS``) whose results are complete."""
+    all, the first committed smaller profile (``FALLBACKS``) whose results are complete. ``planned``: the
+    section's ``runner.plan`` at ``profile``, when the caller has it."""
     if overrides or not is_section(section) or runner.label_of(profile, overrides) not in runner.COMMITTED:
         return profile
-    if _holding(section, profile).stored:
+    if _holding(section, profile, planned).stored:
         return profile
     for smaller in FALLBACKS:
-        if smaller in config.available_profiles() and (paths.RESULTS / smaller / section).is_dir():
+        if smaller in profiles.available_profiles() and (paths.RESULTS / smaller / section).is_dir():
             held = _holding(section, smaller)  # a fallback is shown only complete and current
             if held.current and not held.stale and not held.missing:
                 return smaller
     return profile
 
 
-def _holding(section: str, profile: str) -> store.Holding:
+def _holding(section: str, profile: str, planned: tuple | None = None) -> store.Holding:
     """What the store holds of a section's jobs at a profile (no overrides), read without running anything."""
-    module, _, jobs = runner.plan(section, profile)
+    module, _, jobs = planned or runner.plan(section, profile)
     return store.Store(runner.label_of(profile, {}), section).holding(jobs, functools.partial(versions.version_key,
                                                                                              module))
 
@@ -134,11 +136,15 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
 
     out_dir = out_dir or paths.EXECUTED
     target = out_dir / f"{section}.ipynb"
-    shown = shown_profile(section, profile, overrides)
+    # A section page plans its jobs once: what it shows, its fingerprint and its run read the same plan.
+    planned = runner.plan(section, profile, overrides) if is_section(section) else None
+    shown = shown_profile(section, profile, overrides, planned)
+    if shown != profile:  # a committed profile with nothing stored shows a smaller one: that profile's jobs
+        planned = runner.plan(section, shown, overrides)
     _book_extras()
 
     def stamp_now() -> str:
-        return fingerprint(section, shown, overrides) + ("" if shown == profile else f"/{profile}")
+        return fingerprint(section, shown, overrides, planned) + ("" if shown == profile else f"/{profile}")
 
     stamp = stamp_now()
     if not force and stored_fingerprint(target) == stamp:
@@ -147,7 +153,7 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     out_dir.mkdir(parents=True, exist_ok=True)
     notebook = jupytext.read(paths.notebook_source(section))
     if is_section(section):
-        results = runner.run(section, shown, overrides, progress=False, log=lambda *_: None)
+        results = runner.run(section, shown, overrides, progress=False, log=lambda *_: None, planned=planned)
         if not results.entries:  # nothing stored and nothing to compute (a committed profile): say so
             notebook = _placeholder(notebook, section, profile, results.corrupt)
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
