@@ -16,6 +16,12 @@ CFF := $(VENV)/cffconvert
 CFF_STAMP := $(CFF)/.installed-stamp
 PROFILE ?=
 PROFILE_FLAG := $(if $(PROFILE),--profile $(PROFILE))
+# $(call TICKING,what,command): run command and, while it runs, say "what: N s" every TICK seconds (pip --quiet and
+# chromium print nothing for a minute or more); the exit status is the command's.
+TICK ?= 10
+COMMA := ,
+TICKING = { ( $(2) ) & pid=$$!; s=0; while kill -0 $$pid 2>/dev/null; do sleep 1; s=$$((s + 1)); \
+  if [ $$((s % $(TICK))) -eq 0 ] && kill -0 $$pid 2>/dev/null; then echo "  $(1): $$s s"; fi; done; wait $$pid; }
 
 .PHONY: book section pdf slides test check lint bench clean
 
@@ -23,14 +29,14 @@ $(STAMP): pyproject.toml requirements.lock
 	@echo "Installing the project with the pins of requirements.lock into $(VENV)/ (once; a few minutes on a fresh machine)"
 	@start=$$(date +%s); \
 	  test -x $(PY) || $(PYTHON) -m venv $(VENV) && \
-	  $(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[book,cluster,test]' && \
+	  $(call TICKING,installing,$(PY) -m pip install --quiet --disable-pip-version-check -c requirements.lock -e '.[book$(COMMA)cluster$(COMMA)test]') && \
 	  echo "Installed in $$(( $$(date +%s) - start )) s"
 	@touch $(STAMP)
 
 $(CFF_STAMP): requirements-cffconvert.lock | $(STAMP)
 	@echo "Installing cffconvert (which checks CITATION.cff) into $(CFF)/"
 	@test -x $(CFF)/bin/python || $(PYTHON) -m venv $(CFF)
-	@$(CFF)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-cffconvert.lock
+	@$(call TICKING,installing cffconvert,$(CFF)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-cffconvert.lock)
 	@touch $(CFF_STAMP)
 
 book: $(STAMP)  ## render every page at PROFILE (default paper: committed results), then build the book
@@ -41,8 +47,10 @@ section: $(STAMP)  ## make section S=surrogate P="r_star=4 d=16"
 	$(PY) -m entropic run $(S) $(PROFILE_FLAG) $(P)
 
 pdf: $(STAMP)  ## the whole book as one PDF at PROFILE: _build/pdf/entropic-bound.pdf
-	$(PY) -m entropic book $(PROFILE_FLAG) --no-html
-	$(PY) -m entropic.publish.pdf
+	@echo "$(PY) -m entropic book $(PROFILE_FLAG) --no-html"
+	@$(call TICKING,rendering the pages,$(PY) -m entropic book $(PROFILE_FLAG) --no-html)
+	@echo "$(PY) -m entropic.publish.pdf"
+	@$(call TICKING,printing the PDF,$(PY) -m entropic.publish.pdf)
 
 slides: $(STAMP)  ## the lesson of the teaching page, rendered at PROFILE: slides that open offline, a one-page handout
 	$(PY) -m entropic.argument.lesson $(PROFILE_FLAG)
@@ -61,5 +69,6 @@ lint: $(STAMP)
 bench: $(STAMP)  ## batched engine vs one-student-at-a-time loop, see benchmarks/RESULTS.md
 	$(PY) benchmarks/bench_engine.py
 
-clean:
-	rm -rf build _build
+clean:  ## everything a build, a wheel or the tests leave: the book, its pages, the PDF, MathJax's copy, the wheel
+	rm -rf build _build _assets/mathjax .setuptools-build dist lib/*.egg-info entropic-*.whl .pytest_cache .ruff_cache
+	find . -path ./.venv -prune -o -name __pycache__ -type d -prune -exec rm -rf {} +
