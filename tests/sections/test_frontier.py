@@ -181,18 +181,20 @@ def test_the_page_at_the_tiny_profile_writes_its_tables_with_verdicts_from_the_d
     estimates = pd.read_csv(folder / "estimates.csv", index_col=0)
     for _, row in goal.iterrows():
         assert row["criterion"] == verdicts.CRITERIA[row["kind"]]
-    assert list(goal["kind"]) == ["goal"]  # §7's limitation only: Table 4's statements are judged on §6's page
-    # the goal row, recomputed here from the stored estimates: the grid and every held-out setting, no failure
-    own = estimates[(estimates["setting"] != "phase") & (estimates["estimator"] == frontier.GOAL_ESTIMATOR)]
+    assert list(goal["kind"]) == ["exactness"]  # §7's limitation only: Table 4's statements are judged on §6's page
+    # the row, recomputed here from the stored estimates: the paper's own estimators on the grid and every held-out
+    # setting, none of which may recover r* in every task for the limitation to hold
+    own = estimates[(estimates["setting"] != "phase") & estimates["estimator"].isin(frontier.spec.PAPERS)]
     assert set(own["setting"]) == {"grid", *config.resolve(frontier.Config, "frontier", "tiny").holdout}
-    met = (own["numerical_rank"] == own["r_star"]) & own["failure"].isna() & \
-        ((own["energy_rank"] - own["teacher_energy_rank"]).abs() <= frontier.GOAL_TOLERANCE)
-    row = goal[goal["kind"] == "goal"].iloc[0]
-    # every row names the kind of its estimator; the paper is judged on the pre-training kinds only
-    assert goal["estimator"].map(verdicts.pre_training).all()
-    assert verdicts.ESTIMATOR_KINDS[frontier.ESTIMATORS[frontier.GOAL_ESTIMATOR][2]][1]
-    assert row["ours"] == met.sum() and bool(row["claim holds"]) == (not met.all())
-    assert row["verdict"] == (verdicts.NOT_REPRODUCED if met.all() else verdicts.REPRODUCED)
+    recovering = [name for name, rows in own.groupby("estimator")
+                  if (rows["numerical_rank"].isna().all() or (rows["numerical_rank"] == rows["r_star"]).all())
+                  and ((rows["energy_rank"] - rows["teacher_energy_rank"]).abs()
+                       <= verdicts.RECOVERY_TOLERANCE * rows["teacher_energy_rank"]).all()]
+    row = goal.iloc[0]
+    assert "the paper's pre-training estimators (realized mixer (the paper's))" in row.name
+    assert goal["estimator"].map(verdicts.pre_training).all()  # judged on the paper's pre-training kinds only
+    assert row["ours"] == len(recovering) and bool(row["claim holds"]) == (not recovering)
+    assert row["verdict"] == (verdicts.NOT_REPRODUCED if recovering else verdicts.REPRODUCED)
     summary = pd.read_csv(folder / "summary.csv", index_col="estimator")
     assert len(summary) == len(frontier.ESTIMATORS) and summary["given V*"].sum() == 4
     tiny = config.resolve(frontier.Config, "frontier", "tiny")
@@ -200,4 +202,18 @@ def test_the_page_at_the_tiny_profile_writes_its_tables_with_verdicts_from_the_d
         tiny.seeds)
     for name in ("teacher", "r_star", "holdout_exact", "holdout_error", "minimal_n", "phase"):
         assert len(pd.read_csv(folder / f"{name}.csv")), name
-    assert str(frontier.GOAL_TOLERANCE) in verdicts.CRITERIA["goal"]
+
+
+def test_the_page_reads_small_n_by_the_estimators_own_rule_as_a_library_user_does():
+    """A phase cell of the page where a half-sample fit diverges (n = 100, σ = 0.2, d = 32, r* = 8): its row is
+    what ``kernel_logistic`` returns to anyone who calls it, read at the all-n threshold."""
+    from entropic.engine.synthetic import softmax_estimators
+    from entropic.engine.synthetic.tasks import make_attention_task
+
+    params = {"T": 16, "d": 32, "r_star": 8, "n": 100, "sigma": 0.2, "seed": 0, "spectrum": "sharp"}
+    row = frontier.fit(store.Job("cell", {"kind": "phase_goal", "setting": "phase", **params}))["phase_goal"][0]
+    task = make_attention_task("softmax_qk", *params.values())
+    fit = softmax_estimators.kernel_logistic(task.X, task.Y, None)
+    assert fit.reading == "gavish_donoho" and row["numerical_rank"] == fit.numerical_rank == 8
+    assert row["split_threshold"] == fit.threshold == row["gd_threshold"]
+    assert row["half_sample_failure"] == fit.half_sample_failure != ""

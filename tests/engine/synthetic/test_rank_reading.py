@@ -24,3 +24,13 @@ def test_read_ranks_counts_above_the_threshold_and_truncates():
     assert rank_reading.read_ranks(rotation @ K @ rotation.T, 0.01)[0] == 2  # rotation invariant
     with pytest.raises(ValueError, match="threshold"):
         rank_reading.read_ranks(K, -1.0)
+
+
+def test_the_gavish_donoho_threshold_is_omega_times_the_median_and_refuses_bad_input():
+    values = torch.tensor([5.0, 1.0, 0.4, 0.2, 0.1])
+    assert rank_reading.gavish_donoho_threshold(values) == pytest.approx(2.858 * 0.4)
+    even = torch.tensor([4.0, 3.0, 1.0, 0.0])
+    assert rank_reading.gavish_donoho_threshold(even) == pytest.approx(2.858 * 2.0)  # the middle two's mean
+    for bad in (torch.tensor([]), torch.tensor([1.0, -0.1]), torch.tensor([float("nan")])):
+        with pytest.raises(ValueError):
+            rank_reading.gavish_donoho_threshold(bad)

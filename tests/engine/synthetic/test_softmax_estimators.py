@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from entropic.engine import spectral
+from entropic.engine.synthetic import rank_reading
 from entropic.engine.synthetic import softmax_estimators as estimators
 from entropic.engine.synthetic.tasks import make_attention_task
 
@@ -127,3 +128,26 @@ def test_the_value_step_recovers_v_exactly_without_noise():
     X, Y = task.X.double(), task.Y.double()
     V = estimators.value_step(X, estimators.mixing(X, task.operator.double()), Y)
     assert torch.allclose(V, task.V.double(), atol=1e-5)
+
+
+def test_the_logistic_fit_reads_small_n_on_all_samples_where_a_half_sample_fit_diverges():
+    """The frontier page's own example (a phase cell: n = 100, σ = 0.2, d = 32, r* = 8), called from the library
+    as the page calls it: a half-sample fit diverges, the fit on all n samples does not, and the estimator reads
+    r* at the Gavish–Donoho threshold, saying so in its result; read by the split-half rule alone, it refuses."""
+    task = make_attention_task("softmax_qk", 16, 32, 8, 100, 0.2, 0, "sharp")
+    fit = estimators.kernel_logistic(task.X, task.Y, None)
+    assert fit.reading == "gavish_donoho" and "diverged" in fit.half_sample_failure
+    assert fit.numerical_rank == 8 and math.isnan(fit.noise_edge)
+    assert fit.threshold == pytest.approx(rank_reading.gavish_donoho_threshold(torch.linalg.svdvals(fit.kernel)))
+    with pytest.raises(ValueError, match="diverged"):
+        estimators.kernel_logistic(task.X, task.Y, None, reading="split_half")
+
+
+def test_the_logistic_fit_says_it_read_the_split_half_rule_where_the_halves_fit():
+    task = make_attention_task("softmax_qk", T=8, d=10, r_star=3, n=600, sigma=0.05, seed=4)
+    fit = estimators.kernel_logistic(task.X, task.Y, task.V)
+    assert fit.reading == "split_half" and fit.half_sample_failure == "" and fit.noise_edge > 0
+    strict = estimators.kernel_logistic(task.X, task.Y, task.V, reading="split_half")
+    assert torch.equal(strict.kernel, fit.kernel) and strict.numerical_rank == fit.numerical_rank == 3
+    with pytest.raises(ValueError, match="reading must be one of"):
+        estimators.kernel_logistic(task.X, task.Y, task.V, reading="gavish_donoho")

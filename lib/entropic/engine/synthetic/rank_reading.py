@@ -5,6 +5,11 @@ spectral norm of the difference between the estimator's fits on two random halve
 difference has twice the standard deviation of the full fit's noise. ``read_ranks`` counts the singular
 values of K̂ above τ (the integer rank) and reads the energy effective rank (eq. 2) of K̂ truncated there.
 
+Where the halves cannot be fitted (a half-sample fit diverged while the fit on all n samples succeeded), the
+rule that uses every sample reads the rank instead: ``gavish_donoho_threshold``, the hard threshold of Gavish &
+Donoho (2014) for a square matrix observed in white noise of unknown level, τ = ω · median singular value with
+ω = 2.858 (their ω(β = 1)).
+
 Used by the softmax estimators (``softmax_estimators``) of the softmax predictability frontier
 (``sections/frontier``), which also reads a trained student's kernel with ``read_ranks``.
 
@@ -20,6 +25,7 @@ import torch
 from .. import spectral
 
 EDGE_MULTIPLE = 2.0  # τ = 2ê, the same multiple of the noise edge as the V-known numerical-rank rule
+GAVISH_DONOHO_OMEGA = 2.858  # ω(1): the optimal hard threshold over the median singular value, square matrix
 
 
 def split_half_edge(fit, X: torch.Tensor, Y: torch.Tensor, seed: int) -> float:
@@ -69,3 +75,12 @@ def read_ranks(K, threshold: float) -> tuple[int, float, float]:
     kept = s[s > threshold]
     truncated = float(spectral.energy_effective_rank(torch.diag(kept))) if len(kept) else 0.0
     return len(kept), truncated, float(spectral.energy_effective_rank(torch.diag(s)))
+
+
+def gavish_donoho_threshold(singular_values) -> float:
+    """τ = 2.858 · median(σ): the Gavish–Donoho hard threshold of a square matrix in white noise of unknown
+    level (it uses every singular value, so every sample that made the matrix). ``singular_values`` : (q,)."""
+    s = torch.as_tensor(singular_values, dtype=torch.float64)
+    if s.ndim != 1 or s.numel() == 0 or not torch.isfinite(s).all() or (s < 0).any():
+        raise ValueError(f"expected a non-empty vector of finite non-negative singular values, got {s}")
+    return GAVISH_DONOHO_OMEGA * float(s.quantile(0.5))

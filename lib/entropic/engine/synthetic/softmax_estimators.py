@@ -14,6 +14,10 @@ Two fits of K, each with V given (V-known) or not (V-unknown):
 
 One reading of the rank for both, with one tuning knob, the threshold τ = 2ê, the noise edge ê measured
 from the data on two random halves of the samples (``rank_reading``: ``split_half_edge``, ``read_ranks``).
+The logistic fit's own rule at small n: where a half-sample fit diverges while the fit on all n samples
+succeeds, its rank is read by the rule that uses every sample (``gavish_donoho_threshold``), and its result
+(:class:`LogisticEstimate`) says which reading it used and what failed; ``reading="split_half"`` refuses that
+instead (a diverged half is then a failed fit, as the frontier's grid declared).
 
 Shapes: ``N`` samples, ``T`` tokens, ``D`` width, ``R`` rank. Everything is computed in float64 on the CPU.
 """
@@ -22,12 +26,12 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import torch
 
 from .attention_estimators import recover_mixing
-from .rank_reading import EDGE_MULTIPLE, read_ranks, split_half_edge
+from .rank_reading import EDGE_MULTIPLE, gavish_donoho_threshold, read_ranks, split_half_edge
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,25 @@ class SoftmaxEstimate:
     iterations: int
     converged: bool
     loss: float
+
+
+SPLIT_HALF, ALL_N = "split_half", "gavish_donoho"  # the rank readings of kernel_logistic
+READINGS = ("auto", SPLIT_HALF)  # what kernel_logistic may use: either reading (as it needs), or the split-half only
+
+
+@dataclass(frozen=True)
+class LogisticEstimate(SoftmaxEstimate):
+    """``kernel_logistic``'s estimate: a :class:`SoftmaxEstimate` and the rank reading it used.
+
+    Attributes (beside :class:`SoftmaxEstimate`'s)
+    ----------
+    reading : ``"split_half"`` (τ = 2ê) or ``"gavish_donoho"``: a half-sample fit diverged while the fit on all
+        n samples succeeded, so τ = ``gavish_donoho_threshold`` of K̂'s singular values (``noise_edge`` is NaN).
+    half_sample_failure : what the diverged half-sample fit said ("" under the split-half reading).
+    """
+
+    reading: str = SPLIT_HALF
+    half_sample_failure: str = ""
 
 
 def checked_inputs(X, Y, V=None):
@@ -234,7 +257,7 @@ def kernel_least_squares(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 50
 
 
 def kernel_logistic(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 500, rounds: int = 30,
-                    seed: int = 0) -> SoftmaxEstimate:
+                    seed: int = 0, reading: str = "auto") -> LogisticEstimate:
     """Multinomial-logistic estimate of K* of a softmax teacher from recovered attention rows.
 
     Objective (K-step): min_K (1/NT) Σ_{n,i} [logsumexp(S_n,i) − M̂_n,iᵀ S_n,i], S_n = X_n K X_nᵀ/√D,
@@ -243,7 +266,10 @@ def kernel_logistic(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 500, ro
     regularization; L-BFGS from K₀ = 0 with the stopping rule of ``lbfgs``. V-unknown: alternate the
     K-step (warm-started) with the least-squares V-step, starting from V₀ = the least-squares V for K₀ = 0,
     until ‖K_k − K_{k−1}‖_F ≤ ``ROUND_TOL`` · ‖K_k‖_F or ``rounds`` rounds. Rank reading as in
-    ``kernel_least_squares`` (τ = 2ê, ê from the halves, each fitted by the same rule from K₀ = 0).
+    ``kernel_least_squares`` (τ = 2ê, ê from the halves, each fitted by the same rule from K₀ = 0); at small n,
+    where a half-sample fit diverges while the fit on all n samples succeeds, the Gavish–Donoho threshold of
+    K̂ (``reading="auto"``, the default; the frontier's phase cells declared this rule), or a ValueError
+    (``reading="split_half"``).
 
     Parameters
     ----------
@@ -251,32 +277,44 @@ def kernel_logistic(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 500, ro
     V : (D, D) array_like or None (V-unknown).
     tol, max_iter : the stopping rule of each L-BFGS fit; rounds : cap of the V-unknown alternation.
     seed : the random split of ``split_half_edge``.
+    reading : ``"auto"`` or ``"split_half"`` (see above).
 
     Returns
     -------
-    SoftmaxEstimate
+    LogisticEstimate, whose ``reading`` says which rule read the rank. A fit that diverges on all n samples
+    raises ValueError.
     """
     X, Y, V = checked_inputs(X, Y, V)
     _limits(tol, max_iter)
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"rounds must be a positive integer, got {rounds!r}")
+    if reading not in READINGS:
+        raise ValueError(f"reading must be one of {READINGS}, got {reading!r}")
     T, D = X.shape[-2:]
     if T > D:
         raise ValueError(f"the attention rows are not identifiable from one sample when T > D (T={T}, D={D}); "
                          "use kernel_least_squares")
-    return _estimate(X, Y, V, lambda Xh, Yh, K0: _fit_logistic(Xh, Yh, V, K0, tol, max_iter, rounds), seed)
+
+    def fit(Xh, Yh, K0):
+        return _fit_logistic(Xh, Yh, V, K0, tol, max_iter, rounds)
+
+    try:
+        estimate = _estimate(X, Y, V, fit, seed)
+    except ValueError as error:  # a diverged fit: of a half (read on all n below), or of all n (raised again there)
+        if reading == SPLIT_HALF:
+            raise
+        return _read_on_all_samples(X, Y, fit, str(error))
+    return LogisticEstimate(**{f.name: getattr(estimate, f.name) for f in fields(estimate)})
 
 
-def logistic_fit(X, Y, V=None, *, tol: float = 1e-10, max_iter: int = 500, rounds: int = 30):
-    """The fit of ``kernel_logistic`` on every sample, without its rank reading: (K̂, V̂, iterations, converged).
-    For a reading of its own where the split-half rule cannot run (a half-sample fit diverged while the fit on all
-    samples succeeded). Raises ValueError where the fit on all samples itself fails."""
-    X, Y, V = checked_inputs(X, Y, V)
-    _limits(tol, max_iter)
-    T, D = X.shape[-2:]
-    if T > D:
-        raise ValueError(f"the attention rows are not identifiable from one sample when T > D (T={T}, D={D})")
-    return _fit_logistic(X, Y, V, torch.zeros(D, D, dtype=torch.float64), tol, max_iter, rounds)
+def _read_on_all_samples(X, Y, fit, failure: str) -> LogisticEstimate:
+    """The fit on all n samples, its rank read at the Gavish–Donoho threshold of its singular values; ``failure``
+    is what the half-sample fit said. Raises the fit's ValueError where the fit on all n samples fails too."""
+    K, W, iterations, converged = fit(X, Y, torch.zeros(X.shape[-1], X.shape[-1], dtype=torch.float64))
+    threshold = gavish_donoho_threshold(torch.linalg.svdvals(K))
+    rank, energy, raw = read_ranks(K, threshold)
+    loss = float((Y - mixing(X, K) @ X @ W).pow(2).mean())
+    return LogisticEstimate(K, W, math.nan, threshold, rank, energy, raw, iterations, converged, loss, ALL_N, failure)
 
 
 ESTIMATORS = {  # name → (function, whether it is given V*)

@@ -1,4 +1,4 @@
-"""Training an unconstrained softmax-attention layer, and the rank-reading rules that use every sample.
+"""Training an unconstrained softmax-attention layer.
 
 ``train_unconstrained`` fits the student Ŷ = softmax(X K Xᵀ/√D) X V with K and V free (D × D each, no rank
 constraint) jointly by L-BFGS from K = V = 0 on the mean squared error ‖Y − Ŷ‖² / ‖Y‖²: a full-rank student
@@ -6,9 +6,8 @@ trained to convergence. The V-unknown least-squares estimator of ``softmax_estim
 loss with V profiled out, so the two should agree: the frontier page shows that they do, which makes that
 estimator a better-optimized training run, not a pre-training estimator.
 
-``gavish_donoho_threshold`` reads a rank from all n samples at once (no split into halves): the hard
-threshold of Gavish & Donoho (2014) for a square matrix observed in white noise of unknown level,
-τ = ω · median singular value with ω = 2.858 (their ω(β = 1)).
+``gavish_donoho_threshold``, the rank rule that uses every sample, lives in ``rank_reading`` beside the
+split-half rule (the frontier's phase fits read it through this module).
 
 Used by the frontier section (beyond the paper).
 """
@@ -21,9 +20,8 @@ from dataclasses import dataclass
 
 import torch
 
+from .rank_reading import gavish_donoho_threshold  # noqa: F401 (the frontier's phase fits read it here)
 from .softmax_estimators import checked_inputs, lbfgs, mixing
-
-GAVISH_DONOHO_OMEGA = 2.858  # ω(1): the optimal hard threshold over the median singular value, square matrix
 
 
 @dataclass(frozen=True)
@@ -68,15 +66,6 @@ def train_unconstrained(X, Y, *, tol: float = 1e-10, max_iter: int = 2000) -> St
     with torch.no_grad():
         loss = float((Y - mixing(X, KV[:D]) @ X @ KV[D:]).pow(2).mean())
     return Student(KV[:D], KV[D:], loss, iterations, converged, seconds)
-
-
-def gavish_donoho_threshold(singular_values) -> float:
-    """τ = 2.858 · median(σ): the Gavish–Donoho hard threshold of a square matrix in white noise of unknown
-    level (it uses every singular value, so every sample that made the matrix). ``singular_values`` : (q,)."""
-    s = torch.as_tensor(singular_values, dtype=torch.float64)
-    if s.ndim != 1 or s.numel() == 0 or not torch.isfinite(s).all() or (s < 0).any():
-        raise ValueError(f"expected a non-empty vector of finite non-negative singular values, got {s}")
-    return GAVISH_DONOHO_OMEGA * float(s.quantile(0.5))
 
 
 def relative_difference(A, B) -> float:

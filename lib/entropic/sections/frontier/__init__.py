@@ -8,8 +8,10 @@ estimator set), each kind with its own function in ``FITS`` so that its version 
 
 * ``existing``: ``engine.synthetic.attention_estimators`` — the V-known log inversion (the paper's kernel-side
   reading), the V-unknown alternating minimization, plain and shrunk, and the realized mixer — each timed;
-* ``least_squares`` and ``logistic``: ``engine.synthetic.softmax_estimators``, each V-known and V-unknown;
-* ``phase_goal``: the goal estimator on one small-n cell of the phase diagrams, by the rule declared for small n;
+* ``least_squares`` and ``logistic``: ``engine.synthetic.softmax_estimators``, each V-known and V-unknown (the
+  logistic read by the split-half rule alone, as the grid and the held-out settings declared it);
+* ``phase_goal``: the goal estimator on one small-n cell of the phase diagrams, by the rule declared for small n,
+  which is ``kernel_logistic``'s own (a library user calling it gets the same reading, named in its result);
 * ``phase``: the V-known log inversion and the V-unknown least squares on one cell of the phase diagrams,
   with the singular values of each K̂ and both rank rules (split halves, and Gavish–Donoho on all n);
 * ``student``: the V-unknown least squares beside an unconstrained student (K, V) trained on the same loss

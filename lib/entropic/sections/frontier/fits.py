@@ -3,7 +3,6 @@ estimators it runs (see the package docstring)."""
 
 from __future__ import annotations
 
-import math
 import time
 from functools import cache
 
@@ -107,8 +106,14 @@ def fit_least_squares(job: Job) -> dict[str, list[dict]]:
     return _fit_softmax(job, new.kernel_least_squares, "least_squares")
 
 
+def _split_half_logistic(X, Y, V):
+    """``kernel_logistic`` read by the split-half rule alone, as the grid and the held-out settings declared it: a
+    half-sample fit that diverges is a failed fit there (the small-n reading was declared for the phase cells)."""
+    return new.kernel_logistic(X, Y, V, reading="split_half")
+
+
 def fit_logistic(job: Job) -> dict[str, list[dict]]:
-    return _fit_softmax(job, new.kernel_logistic, "logistic")
+    return _fit_softmax(job, _split_half_logistic, "logistic")
 
 
 def _spectrum(fit, threshold: float):
@@ -153,32 +158,18 @@ def fit_phase(job: Job) -> dict[str, list[dict]]:
                       _phase_run(p, task, "v_unknown_least_squares", least_squares)]}
 
 
-def _goal_estimate(task):
-    """The goal estimator (V-unknown logistic) on one task: its split-half reading, or, where a half-sample fit
-    diverged while the fit on all samples succeeded, the all-n reading (Gavish–Donoho), with what failed. A fit that
-    fails on all samples raises (a failed fit)."""
-    try:
-        fit = new.kernel_logistic(task.X, task.Y, None)
-        return fit, fit.threshold, ""
-    except ValueError as error:
-        K, W, iterations, converged = new.logistic_fit(task.X, task.Y, None)
-        threshold = students.gavish_donoho_threshold(torch.linalg.svdvals(K))
-        rank, energy, raw = new.read_ranks(K, threshold)
-        loss = float((task.Y.double() - new.mixing(task.X.double(), K) @ task.X.double() @ W).pow(2).mean())
-        fit = new.SoftmaxEstimate(K, W, math.nan, threshold, rank, energy, raw, iterations, converged, loss)
-        return fit, threshold, str(error)
-
-
 def fit_phase_goal(job: Job) -> dict[str, list[dict]]:
-    """One cell of the phase diagrams and seed: the goal estimator, by the rule declared for small n."""
+    """One cell of the phase diagrams and seed: the goal estimator by the rule declared for small n, which is
+    ``kernel_logistic``'s own (its split-half reading, or, where a half-sample fit diverged while the fit on all
+    samples succeeded, the all-n reading, with what failed; a fit that fails on all samples is a failed fit)."""
     p = job.params
     task = _task(p)
     failed = {}
 
     def estimate():
-        fit, threshold, failure = _goal_estimate(task)
-        failed["half"] = failure
-        return fit, threshold
+        fit = new.kernel_logistic(task.X, task.Y, None)
+        failed["half"] = fit.half_sample_failure
+        return fit, fit.threshold
 
     row = _phase_run(p, task, GOAL_ESTIMATOR, estimate)
     return {"phase_goal": [{**row, "half_sample_failure": failed.get("half", "")}]}
