@@ -145,6 +145,20 @@ def test_the_slides_show_every_prompt_and_no_solution(materials):
         for phrase in phrases(solution):
             assert phrase not in deck, phrase
     assert "Solution" not in deck and "<a " not in deck  # and no link: the file stands alone
+    text = re.sub(r"<[^>]*>", "", deck)  # what the slides show (an anchor's id may keep a formula's TeX)
+    assert "$" not in text and deck.count('<span class="math notranslate nohighlight">') > 10  # formulas marked
+
+
+def test_an_alt_text_carries_its_formulas_as_words():
+    assert lesson_text.spoken("$r^*$ from data, at $\\sigma_{i}$") == "r* from data, at sigma_i"
+
+
+def test_the_slides_mark_formulas_as_the_pages_do_and_leave_scripts_and_code_alone():
+    html = r"<p>pays $\lambda_j^2$; $$\min_V f$$</p><code>$c$</code><script>x = '$y$';</script><p>a \$ sign</p><img alt='$r$'>"
+    assert slides.marked_math(html) == (
+        r'<p>pays <span class="math notranslate nohighlight">\(\lambda_j^2\)</span>; '
+        r'<span class="math notranslate nohighlight">\[\min_V f\]</span></p>'
+        r"<code>$c$</code><script>x = '$y$';</script><p>a \$ sign</p><img alt='$r$'>")
 
 
 def test_the_handout_is_one_page_of_goals_formulas_and_every_prompt(materials):
@@ -154,6 +168,7 @@ def test_the_handout_is_one_page_of_goals_formulas_and_every_prompt(materials):
     assert len(reader.pages) == handout.pdf_pages(materials["handout"]) == 1
     text = " ".join(unicodedata.normalize("NFKC", reader.pages[0].extract_text()).split())  # ligatures: fi
     assert "Learning goals" in text and "Key formulas" in text
+    assert "$" not in text  # every formula typeset (marked as the slides mark theirs)
     parts = lesson_text.lesson_parts(CHAPTER)
     for k, exercise in enumerate(lesson_text.exercises(parts), start=1):
         assert f"Exercise {k}: {exercise['title']}" in text

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 from .lesson_text import exercises, plain
-from .slides import MATHJAX_CONFIG, mathjax_script
+from .slides import MATHJAX_CONFIG, marked_math, mathjax_script
 
 CSS = """
 @page { size: A4; margin: 11mm 12mm; }
@@ -37,15 +37,15 @@ def handout_html(parts: dict, values: dict, mathjax: Path) -> str:
 
     prompts = "".join(f'<div class="exercise"><b>Exercise {k}: {_inline(plain(e["title"], values))}.</b> '
                       f'{html(plain(e["prompt"], values))}</div>' for k, e in enumerate(exercises(parts), start=1))
+    body = marked_math(f"<h1>{_inline(plain(parts['title'], values))}</h1>"
+                       f'<p class="sub">Handout of a 50-minute lesson: predict before you compute; each solution is '
+                       f"computed on the book's page.</p><div class=\"columns\">"
+                       f"<h2>Learning goals</h2>{html(plain(parts['goals'], values))}"
+                       f"<h2>Key formulas</h2>{html(plain(parts['formulas'], values))}"
+                       f"<h2>Exercises</h2>{prompts}</div>")  # formulas marked for MathJax, as the slides mark theirs
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Handout</title>'
             f"<style>{CSS}</style><script>{MATHJAX_CONFIG}</script>"
-            f'<script src="{mathjax.as_uri()}"></script></head><body>'
-            f"<h1>{_inline(plain(parts['title'], values))}</h1>"
-            f'<p class="sub">Handout of a 50-minute lesson: predict before you compute; each solution is computed '
-            f"on the book's page.</p><div class=\"columns\">"
-            f"<h2>Learning goals</h2>{html(plain(parts['goals'], values))}"
-            f"<h2>Key formulas</h2>{html(plain(parts['formulas'], values))}"
-            f"<h2>Exercises</h2>{prompts}</div></body></html>")
+            f'<script src="{mathjax.as_uri()}"></script></head><body>{body}</body></html>')
 
 
 def pdf_pages(path: Path) -> int:

@@ -57,10 +57,19 @@ def _part(text: str, name: str) -> str:
     return found[1].strip()
 
 
+def spoken(text: str) -> str:
+    """``text`` with its inline formulas as the words an alt text carries: ``$r^*$`` becomes ``r*`` (the
+    delimiters, braces and the backslashes of commands dropped)."""
+    def words(match: re.Match) -> str:
+        return re.sub(r"[{}]|\\(?=[A-Za-z])", "", match[1].replace("^*", "*"))
+
+    return re.sub(r"\$([^$]+)\$", words, text)
+
+
 def lesson_parts(text: str) -> dict:
     """The lesson's parts in the chapter's MyST ``text`` (see the module docstring): ``title``, the ``PARTS`` as
     MyST (of ``path`` its table's rows alone), and ``blocks``, one per section with a picture: ``title``,
-    ``picture`` (its first figure's name), ``alt`` (that figure's alt text), ``takeaway`` and ``exercises``
+    ``picture`` (its first figure's name), ``alt`` (that figure's alt text, its formulas in words: :func:`spoken`), ``takeaway`` and ``exercises``
     (``label``, ``title``, ``prompt``)."""
     unknown = set(MARK.findall(text)) - {*PARTS, "end"}
     if unknown:
@@ -79,7 +88,7 @@ def lesson_parts(text: str) -> dict:
         takeaway = TAKEAWAY.search(body)
         alt = (picture[2] or "").strip()
         alt = alt[1:-1].replace("''", "'") if alt.startswith("'") and alt.endswith("'") else alt
-        blocks.append({"title": heading.strip(), "picture": picture[1], "alt": alt or heading.strip(),
+        blocks.append({"title": heading.strip(), "picture": picture[1], "alt": spoken(alt or heading.strip()),
                        "takeaway": takeaway[1].strip() if takeaway else "",
                        "exercises": [{"label": m["label"], "title": m["title"].strip(), "prompt": m["body"].strip()}
                                      for m in EXERCISE.finditer(body)]})

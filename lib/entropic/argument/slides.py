@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .lesson_text import exercises, plain
 
-MATHJAX_CONFIG = ("window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']]}, "
+MATHJAX_CONFIG = ("window.MathJax = {tex: {inlineMath: [['\\\\(', '\\\\)']]}, "
                   "svg: {fontCache: 'global'}};")
 CSS = """
 .reveal .slides { text-align: left; }
@@ -59,6 +59,24 @@ TEMPLATE = """{%- extends 'index.html.j2' -%}
                            margin: 0.04});</script>
 {% endblock footer_js %}
 """
+
+
+# What the deck's prose holds: a script, a style, code or a tag (its attributes: an alt text's formula stays
+# words of TeX), kept as they are; display math ($$...$$); inline math ($...$).
+_PROSE_MATH = re.compile(r"<(script|style|pre|code)\b.*?</\1>|(<[^>]*>)|\$\$(.+?)\$\$|(?<!\\)\$(.+?)(?<!\\)\$", re.S)
+
+
+def marked_math(html: str) -> str:
+    """``html`` with every formula of its prose marked as the book's pages mark theirs: ``$x$`` becomes
+    ``<span class="math notranslate nohighlight">\\(x\\)</span>``, ``$$x$$`` the same with ``\\[x\\]``; scripts,
+    styles, code and the attributes of tags are left as they are. MathJax typesets the marked spans."""
+    def mark(match: re.Match) -> str:
+        if match[1] or match[2]:
+            return match[0]
+        tex, (start, end) = (match[3], ("\\[", "\\]")) if match[3] is not None else (match[4], ("\\(", "\\)"))
+        return f'<span class="math notranslate nohighlight">{start}{tex}{end}</span>'
+
+    return _PROSE_MATH.sub(mark, html)
 
 
 # Hosts that serve scripts, styles or fonts on the web: the deck names none of them. MathJax's bundle holds the
@@ -159,6 +177,7 @@ def write_deck(notebook, target: Path) -> Path:
                               exclude_output_prompt=True)
     body, _ = exporter.from_notebook_node(notebook, resources={"lesson": lesson})
     body = re.sub(r'<a class="anchor-link" href="[^"]*">[^<]*</a>', "", body)  # a slide needs no link to itself
+    body = marked_math(body)
     if found := CDN.search(body):
         raise ValueError(f"the slides would name a web host of scripts or fonts: {found[0]!r}")
     target.parent.mkdir(parents=True, exist_ok=True)
