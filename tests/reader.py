@@ -186,7 +186,8 @@ FINDING = re.compile(r"\"(?P<says>[^\"]+)\" \((?P<where>[^)]+)\),? (?P<verdict>"
 
 
 def _claim_key(text: str) -> str:
-    return " ".join(text.replace("\\*", "*").split())
+    """A claim as the paper's words and where, however a page brackets the place ("App. B.3 (iii)", "App. B.3 iii")."""
+    return re.sub(r" \((\w+)\)\)$", r" \1)", " ".join(text.replace("\\*", "*").split()))
 
 
 def stated_verdicts(folder: Path) -> dict[str, dict[str, set[str]]]:

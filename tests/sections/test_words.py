@@ -25,7 +25,7 @@ def test_the_specification_table_splits_into_a_summary_of_marks_and_two_halves_i
     assert "main reading" not in summary.columns  # the main reading's mark is the main table's verdict: not repeated
     assert list(summary["readings"]) == [3, 2, 3]
     assert list(summary["✓ holds"]) == [2, 0, 0] and list(summary["✗ fails"]) == [1, 2, 1]
-    assert list(summary["○ not significant"]) == [0, 0, 2]
+    assert list(summary["○ not decided"]) == [0, 0, 2]
     assert list(summary["the mark changes with"]) == ["budget and width", "the same under every reading", "predictor"]
     assert [len(h.columns) for h in halves] == [2, 1] and "meaning of 'full rank': R_eff ≥ 0.9 T" in halves[0].index
     assert not any(CODE.search(str(c)) for h in halves for c in [*h.columns, *h.index])

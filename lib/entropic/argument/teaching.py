@@ -13,6 +13,8 @@ Shapes: ``N`` samples, ``T`` tokens, ``D`` width, ``R`` rank.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import torch
@@ -31,6 +33,7 @@ from ..engine.synthetic.tasks import (
     teacher_spectrum,
 )
 from ..engine.synthetic.train import rank_sweep, train
+from ..report.numbers import number
 
 
 def eckart_young_demo(T: int = 8, competitors: int = 200, seed: int = 0) -> pd.DataFrame:
@@ -231,3 +234,43 @@ def sizes_clause(paper: dict, shown: dict) -> str:
     if all(paper[key] == shown[key] for key in keys):
         return "runs it at the same sizes"
     return f"runs it at $T = {shown['T']}$, $d = {shown['d']}$, $r^* = {shown['r_star']}$"
+
+
+def predict_reading(estimates: pd.DataFrame, r_star: int, tolerance: float) -> dict:
+    """What the data-only estimates of :func:`data_only_estimates` (indexed by teacher) show, in words that follow
+    them: per teacher whether the count of singular values is r* and whether the energy rank is within
+    ``tolerance`` (a share) of the teacher's; the lesson's take-away, the solution's conclusion and the summary's
+    clause, each saying "exactly" only of a teacher read exactly and "in part" only of one that is not."""
+    exact = {}
+    for teacher, row in estimates.iterrows():
+        within = abs(row["energy_rank"] - row["teacher_energy_rank"]) <= tolerance * row["teacher_energy_rank"]
+        exact[teacher] = bool(row["numerical_rank"] == r_star and within)
+    both = all(exact.values())
+    error = {t: 100 * float(estimates.loc[t, "relative_error"]) for t in estimates.index}
+    words = {t: "exactly" if ok else "only in part" for t, ok in exact.items()}
+    if both:
+        takeaway = ("In this miniature data reveal $r^*$ before training for both teachers; softmax costs accuracy in "
+                    "the kernel itself, not in its rank.")
+        shows = (f"data-only prediction reads $r^*$ for both teachers here, and softmax shows up as the kernel's "
+                 f"error ({error.get('softmax_qk', math.nan):.0f} % against "
+                 f"{error.get('linear_qk', math.nan):.0f} %); whether one estimator reads it across the paper's whole "
+                 f"softmax grid is the frontier that {{doc}}`predictability` and {{doc}}`frontier` take up.")
+        summary = "data give it before training for both teachers in the miniature"
+    else:
+        takeaway = (f"Data reveal $r^*$ {words.get('linear_qk', '')} for linear attention, "
+                    f"{words.get('softmax_qk', '')} under softmax.")
+        shows = (f"data-only prediction is {words.get('linear_qk', '')} right for linear attention and "
+                 f"{words.get('softmax_qk', '')} right under softmax, the frontier the paper draws and "
+                 f"{{doc}}`frontier` takes up.")
+        summary = (f"data give it {words.get('linear_qk', '')} for linear attention, {words.get('softmax_qk', '')} "
+                   f"under softmax")
+    return {"exact": exact, "takeaway": takeaway, "shows": shows, "summary": summary}
+
+
+def claim_sentence(row: pd.Series) -> str:
+    """App. B's main test in one sentence from its ledger ``row`` (the Pearson claim): what the paper reports, our
+    correlation with its permutation p, and the claim's verdict, as the ledger decides it."""
+    p = "" if pd.isna(row.get("p")) else f" (p = {number(row['p'])})"
+    return (f"App. B asks whether a text model's measured kernel rank follows the rank predicted from its corpus: the "
+            f"paper reports r = {number(row['paper value'])} ({row['where']}), and on our six corpora r = "
+            f"{number(row['ours'])}{p}, {row['verdict']} ({{doc}}`real_corpora`).")

@@ -5,6 +5,8 @@ every section notebook through ``page.show_banner``.
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 from ..jobs import runner
 
 
@@ -15,6 +17,12 @@ def _short(value) -> str:
 def _listed(items, shown: int = 3) -> str:
     """The first ``shown`` of ``items``, with an ellipsis where there are more."""
     return "; ".join(items[:shown]) + (" …" if len(items) > shown else "")
+
+
+def _stated(cfg) -> tuple[int, int]:
+    """(parameters whose value the paper states, parameters that are choices of ours) of a section's ``cfg``."""
+    flags = [f.metadata.get("stated", True) for f in fields(cfg)]
+    return sum(flags), len(flags) - sum(flags)
 
 
 def banner_markdown(results, requested: str | None = None) -> str:
@@ -31,8 +39,12 @@ def banner_markdown(results, requested: str | None = None) -> str:
     unread = {job for job, _ in results.corrupt}
     absent = [job for job in results.missing if job not in unread]
     partial = " (not every job of it is computed yet: see below)" if absent or results.corrupt else ""
+    stated, ours = _stated(results.cfg)
+    own = (f"; the other {ours} are choices of ours, the paper stating none" if ours and stated else
+           "; the paper states none of them, every one is a choice of ours" if ours else "")
     text = f"**Shown: {what}.** " + (f"It differs from the paper in {distance}." if differs
-                                      else f"Its parameters are the paper's{partial}.")
+                                      else f"Its parameters are the paper's where it states them ({stated} of "
+                                           f"{stated + ours}){own}{partial}.")
     chosen = results.cfg.differences(stated=False)
     if chosen:
         text += (" Of the choices the paper leaves open, it changes ours: "

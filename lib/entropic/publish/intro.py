@@ -14,7 +14,7 @@ from .. import registry
 from ..argument import checks
 from ..jobs import runner
 from ..report import verdicts
-from ..report.numbers import number, span
+from ..report.numbers import number
 from . import build
 
 ENVIRONMENTS = ("theorem", "proposition", "corollary", "lemma")
@@ -28,6 +28,7 @@ ESTABLISHES = {
     "real_corpora": "the real-corpus diagnostics (App. B)",
 }
 ABSTRACT_WORDS = 250
+SENTENCE_WORDS = 60  # no sentence of the abstract or the findings runs longer
 
 
 def argument_sentence(theory: str) -> str:
@@ -84,17 +85,20 @@ def beyond(profile: str) -> dict:
     sweep = registry.module("text_rank")
     found = _results("text_rank", profile)
     if found.entries:
-        outcomes = sweep.compare(found, _results("real_corpora", profile))
+        judged = sweep.judge(found, _results("real_corpora", profile))
+        outcomes = judged["outcomes"]
         low = outcomes[outcomes["key"] == "low_rank"]
         out |= {"sweep_decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
                 "sweep_supported": int((low["outcome"] == "supported").sum()), "sweep_corpora": len(low),
-                "sweep_done": len(found.entries), "sweep_asked": len(found.entries) + len(found.missing)}
+                "sweep_open": int((low["outcome"] == "undecided").sum()),
+                "sweep_missing": int((low["outcome"] == sweep.MISSING).sum()),
+                "sweep_done": len(found.entries), "sweep_asked": len(found.entries) + len(found.missing),
+                "sweep_range": judged["range"]}
         across = outcomes[outcomes["key"] != "low_rank"].set_index("key")
         if {"separates", "predicts"} <= set(across.index) and not (across["outcome"] == sweep.MISSING).any():
-            out |= {"sweep_" + key: {"value": float(row["ours"]), "outcome": row["outcome"], "p": float(row["p"])}
+            out |= {"sweep_" + key: {"value": float(row["ours"]), "outcome": row["outcome"], "p": float(row["p"]),
+                                     "interval": row.get("interval"), "bar": row.get("bar")}
                     for key, row in across.iterrows()}
-            beside = sweep.variation(found.cfg, _results("real_corpora", profile))
-            out["sweep_measures"] = span(beside["measures"]) if beside is not None else ""
     return out
 
 
@@ -108,57 +112,84 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def abstract(claims: pd.DataFrame, found: dict) -> str:
-    """The abstract (at most ``ABSTRACT_WORDS`` words): what reproduces, what does not and why, and what the book
-    found beyond the paper."""
-    n = tally(claims)
+def failures(claims: pd.DataFrame) -> str:
+    """The claims that fail on our data, counted, with where they lie where that is App. B: on statistics of its
+    corpora alone (``data statistic``) or on its trained models (read from each claim's row, never its section)."""
     failing = claims[claims["verdict"] == verdicts.NOT_REPRODUCED]
+    text = _count(len(failing), "fails", "fail") + " on our data"
+    if len(failing) and set(failing["section"]) == {"real_corpora"}:
+        data = int((failing["estimator"] == "data statistic").sum())
+        sides = [part for part in (f"{data} on statistics of App. B's corpora" if data else "",
+                                   f"{len(failing) - data} on its trained models" if len(failing) - data else "")
+                 if part]
+        text += f" ({', '.join(sides)})"
+    return text
+
+
+def abstract(claims: pd.DataFrame, found: dict) -> str:
+    """The abstract (at most ``ABSTRACT_WORDS`` words, no sentence over ``SENTENCE_WORDS``): what reproduces, what
+    does not and why, and what the book found beyond the paper, every term a reader of the paper may not know
+    said in words."""
+    n = tally(claims)
     holding = [words for name, words in ESTABLISHES.items()
                if name in set(claims["section"]) and not claims[(claims["section"] == name)]["verdict"].isin(
                    [verdicts.NOT_REPRODUCED, verdicts.NOT_SIGNIFICANT, verdicts.UNDECIDED]).any()]
+    sentences = [f"We re-ran every table of the paper and judged each of its {n['claims']} quantitative claims by "
+                 f"one criterion stated in advance.",
+                 f"{n[verdicts.REPRODUCED]} reproduce and {n[verdicts.CLAIM_HOLDS]} hold with a different value"
+                 + (f"; {failures(claims)}" if n[verdicts.NOT_REPRODUCED] else "") + "."]
     open_ = [part for part in (
-        _count(n[verdicts.NOT_REPRODUCED], "fails", "fail") + " on our data"
-        + (", all on App. B's data side" if len(failing) and set(failing["section"]) == {"real_corpora"} else "")
-        if n[verdicts.NOT_REPRODUCED] else "",
-        _count(n[verdicts.NOT_SIGNIFICANT], "correlation", "correlations") + " across six corpora cannot be decided "
-        "for want of power" if n[verdicts.NOT_SIGNIFICANT] else "",
+        f"for {_count(n[verdicts.NOT_SIGNIFICANT], 'correlation', 'correlations')} six corpora are too few to "
+        f"decide the sign" if n[verdicts.NOT_SIGNIFICANT] else "",
         _count(n[verdicts.UNDECIDED], "claim still moves", "claims still move") + " with the training budget"
         if n[verdicts.UNDECIDED] else "") if part]
-    text = (f"We re-ran every table of the paper and judged each of its {n['claims']} quantitative claims by one "
-            f"criterion stated in advance. {n[verdicts.REPRODUCED]} reproduce and {n[verdicts.CLAIM_HOLDS]} hold with "
-            f"a different value" + ("; " + "; ".join(open_) if open_ else "") + ". What holds: " + _listed(holding)
-            + ". Beyond the paper: the eigenvalue form of its Theorem 5 is false for non-normal teachers (a sheared "
-            f"teacher breaks it by a factor of {number(found['shear_factor'])}); its Theorem 8 correction removes "
-            f"{number(found['inflation_share'], 2)} % of the measured inflation of the effective rank at n = "
-            f"{found['inflation_n']:,}")
+    if open_:
+        sentences.append(" and ".join(open_)[:1].upper() + " and ".join(open_)[1:] + ".")
+    sentences.append("What holds: " + _listed(holding) + ".")
+    sentences.append(f"Beyond the paper, the eigenvalue form of its Theorem 5 fails for a teacher kernel that is not "
+                     f"a normal matrix: a shear breaks it by a factor of {number(found['shear_factor'])}.")
+    sentences.append(f"Its Theorem 8 correction removes {number(found['inflation_share'], 2)} % of the amount by "
+                     f"which noise inflates a least-squares estimate's effective rank at n = {found['inflation_n']:,}.")
     if "goal_met" in found:
-        text += (f"; a convex pre-training estimator of ours reads r* under softmax in {found['goal_met']} of "
-                 f"{found['goal_tasks']} tasks" + (", missing only where T = d" if found["misses_at_t_equal_d"] else "")
-                 + ", past the limit the paper states")
+        sentences.append(f"Under softmax, a convex estimator of ours that sees only the data reads r* in "
+                         f"{found['goal_met']} of {found['goal_tasks']} tasks"
+                         + (", missing only where T = d" if found["misses_at_t_equal_d"] else "")
+                         + ", past the limit the paper states for its own.")
     if "long_best_tokens" in found and found["long_rises"]:
-        text += (f"; App. B's long run is best at {found['long_best_tokens'] / 1e6:g}M tokens and then memorizes its "
-                 f"corpus")
-    return text + "; " + _sweep_clause(found) + "."
+        sentences.append(f"App. B's longest run is best at {found['long_best_tokens'] / 1e6:g}M tokens and then "
+                         f"memorizes its corpus.")
+    sweep = _sweep_clause(found)
+    sentences.append(sweep[:1].upper() + sweep[1:] + ".")
+    return " ".join(sentences)
 
 
 def _sweep_clause(found: dict, detail: bool = False) -> str:
-    """The sweep in words: the abstract's clause, and with ``detail`` the finding's, which adds claim (c)."""
+    """The sweep in words, by its second declaration: the abstract's clause, and with ``detail`` the finding's,
+    which adds claim (c)."""
     if "sweep_done" not in found:
         return "a capacity sweep for the attention-native rank of real text is declared and under way"
-    if found["sweep_decided"] == 0:
-        return (f"a capacity sweep for the attention-native rank of real text, declared in advance, has "
-                f"{found['sweep_done']} of {found['sweep_asked']} students trained and decides no corpus yet")
-    open_ = found["sweep_corpora"] - found["sweep_decided"]
-    text = (f"a capacity sweep declared in advance finds a low-rank attention-native description of real text in "
-            f"{found['sweep_supported']} of {found['sweep_decided']} "
-            f"{'corpus' if found['sweep_decided'] == 1 else 'corpora'}" + (" decided so far" if open_ else "")
-            + (f" ({open_} of {found['sweep_corpora']} still training: {found['sweep_done']} of "
-               f"{found['sweep_asked']} students stored)" if open_ else ""))
+    decided, corpora = found["sweep_decided"], found["sweep_corpora"]
+    waiting = found.get("sweep_missing", 0)
+    unsure = found.get("sweep_open", corpora - decided - waiting)
+    calibrated = (f", calibrated at known ranks {found['sweep_range'][0]}–{found['sweep_range'][1]},"
+                  if found.get("sweep_range") else "")
+    if decided == 0:
+        text = (f"a capacity sweep declared in advance{calibrated} decides no corpus yet ({found['sweep_done']} of "
+                f"{found['sweep_asked']} students trained)")
+    else:
+        text = (f"a capacity sweep declared in advance{calibrated} finds a low-rank attention-native description "
+                f"of real text in {found['sweep_supported']} of the {decided} "
+                f"{'corpus' if decided == 1 else 'corpora'} it decides")
+    notes = [part for part in (f"{unsure} within the seeds' spread" if unsure else "",
+                               f"{waiting} still training" if waiting else "") if part]
+    if notes and decided:
+        text += f" ({'; '.join(notes)})"
     if "sweep_separates" not in found:
         return text
     separates, predicts = found["sweep_separates"], found["sweep_predicts"]
-    cv = f"CV {number(separates['value'], 2)}" + (
-        f", where App. B's model-side measures give {found['sweep_measures']}" if found["sweep_measures"] else "")
+    interval = separates.get("interval")
+    cv = (f"coefficient of variation {number(separates['value'], 2)}"
+          + (f", 90 % interval {number(interval[0], 2)}–{number(interval[1], 2)}" if interval else ""))
     verb = {"supported": "separates", "contradicted": "does not separate"}.get(separates["outcome"])
     text += (f"; the rank it reads {verb} the corpora ({cv})" if verb else
              f"; whether the rank it reads separates the corpora is {separates['outcome']} ({cv})")
@@ -168,6 +199,11 @@ def _sweep_clause(found: dict, detail: bool = False) -> str:
         return text + (f", and App. B's lag-MI predictor's correlation with it is {predicts['outcome']} (Pearson r = "
                        f"{number(predicts['value'], 2)}, p = {number(predicts['p'], 2)})")
     return text + f"; whether App. B's lag-MI predictor predicts it is {predicts['outcome']}"
+
+
+def _where(where: str) -> str:
+    """Where the paper says a claim, without nested brackets: "App. B.3 (iii)" becomes "App. B.3 iii"."""
+    return re.sub(r"\((\w+)\)", r"\1", where)
 
 
 def _listed(items: list[str]) -> str:
@@ -191,28 +227,28 @@ def findings(claims: pd.DataFrame, found: dict) -> list[str]:
         held = counted[verdicts.REPRODUCED] + counted[verdicts.CLAIM_HOLDS]
         differ = counted[verdicts.CLAIM_HOLDS]
         sentence = (f"{words_[:1].upper() + words_[1:]}: {held} of {len(own)} claims hold"
-                    + (f" ({differ} with another value)" if differ else ""))
+                    + (f", {differ} with another value" if differ else ""))
         if counted[verdicts.NOT_SIGNIFICANT]:
-            sentence += (", " + _count(counted[verdicts.NOT_SIGNIFICANT], "is", "are") + " not significant (too few "
-                         "corpora to decide)")
+            sentence += ("; " + _count(counted[verdicts.NOT_SIGNIFICANT], "is", "are") + " not significant, "
+                         "six corpora being too few to decide")
+        sentence += f" ({{numref}}`{tables[name]}`)."
         for verdict in (verdicts.UNDECIDED, verdicts.NOT_REPRODUCED):
             rows = own[own["verdict"] == verdict]
             if len(rows):
-                sentence += "; " + "; ".join(f"\"{r['paper says']}\" ({r['where']}), {verdict}"
-                                             for _, r in rows.iterrows())
-        out.append(sentence + f" ({{numref}}`{tables[name]}`).")
-    out.append(f"The eigenvalue form of the paper's Theorem 5 fails for a non-normal teacher: a sheared teacher puts "
-               f"its bound {number(found['shear_factor'])} times above the exact excess, while the singular-value form "
-               f"holds ({{doc}}`theory`).")
+                sentence += " " + "; ".join(f"\"{r['paper says']}\" ({_where(r['where'])}), {verdict}"
+                                            for _, r in rows.iterrows()) + "."
+        out.append(sentence)
+    out.append(f"The eigenvalue form of the paper's Theorem 5 fails for a teacher kernel that is not a normal matrix: "
+               f"a shear puts its bound {number(found['shear_factor'])} times above the exact excess, while the "
+               f"singular-value form holds ({{doc}}`theory`).")
     out.append(f"The paper's Theorem 8 correction removes {number(found['inflation_share'], 2)} % of the inflation of "
                f"a least-squares estimate's effective rank at n = {found['inflation_n']:,}; a first-order analysis "
                f"predicts the rest ({{doc}}`theory`).")
     if "goal_met" in found:
-        ours = _listed(found["exceeding"]) if found["exceeding"] else "none"
-        out.append(f"Under softmax, the paper's own estimators are not exact across the grid, but estimators of ours "
-                   f"are ({ours}), and the goal estimator declared in advance reads r* in {found['goal_met']} of "
-                   f"{found['goal_tasks']} tasks of the grid and ten held-out settings"
-                   + (", its misses all at T = d" if found["misses_at_t_equal_d"] else "") + " ({doc}`frontier`).")
+        out.append(f"Under softmax, {len(found['exceeding'])} pre-training estimators of ours are exact on the "
+                   f"paper's grid, past the limit the paper states for its own; the one declared in advance reads r* "
+                   f"in {found['goal_met']} of {found['goal_tasks']} tasks of the grid and ten held-out settings"
+                   + (", missing only at T = d" if found["misses_at_t_equal_d"] else "") + " ({doc}`frontier`).")
     if "long_best_tokens" in found:
         out.append(f"App. B's long run reaches its lowest validation loss at {found['long_best_tokens'] / 1e6:g}M "
                    f"tokens" + (" and rises after, as the model memorizes its corpus" if found["long_rises"] else "")

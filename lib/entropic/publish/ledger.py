@@ -17,7 +17,7 @@ from . import build
 
 BEYOND = "Beyond the paper"  # the caption of the part of ``_toc.yml`` whose pages go past the paper
 COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "ours shown", "kind",
-           "estimator", "criterion", "claim holds", "value agrees", "verdict", "note", "undecided", "profile"]
+           "estimator", "criterion", "claim holds", "value agrees", "verdict", "note", "undecided", "p", "profile"]
 # Why a claim is not reproduced or not decided, one class per finding (``findings``):
 FAILS = "fails on our data"
 POWER = "undecided: power (too few points to decide the sign)"
@@ -58,6 +58,15 @@ def frame(profile: str) -> pd.DataFrame:
     """The whole ledger at ``profile``: one row per claim, sections in the order of the book."""
     rows = [row for name in build.toc_sections() for row in section_rows(name, profile)]
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def row_of(ledger: pd.DataFrame, claim) -> pd.Series:
+    """The ledger's row of ``claim`` (a section's ``Claim``: the paper's words and where it says them), for a
+    sentence elsewhere in the book that states the claim's verdict; a claim the ledger lacks raises ValueError."""
+    own = ledger[(ledger["paper says"] == claim.says) & (ledger["where"] == claim.where)]
+    if own.empty:
+        raise ValueError(f"the ledger has no row for the claim {claim.says!r} ({claim.where})")
+    return own.iloc[0]
 
 
 def summary(ledger: pd.DataFrame) -> pd.DataFrame:

@@ -49,6 +49,11 @@ def provenance_table(results) -> pd.DataFrame:
                  last=("date", "max"), seconds=("seconds", "sum")))
 
 
+def _plural(subject: str) -> bool:
+    """Whether a subject ("this table", "these tables and the figures of this page") takes a plural verb."""
+    return " and " in subject or subject.split()[0].lower() in ("these", "both") or subject.split()[1].endswith("s")
+
+
 def provenance_markdown(results, what: str = "the table above") -> str:
     """The folded block of the module docstring for ``what`` (a table or figure of ``results``' section)."""
     table = provenance_table(results)
@@ -67,7 +72,8 @@ def provenance_markdown(results, what: str = "the table above") -> str:
         first, last = row["first"][:10], row["last"][:10]
         when = first if first == last else f"{first} to {last}"
         plural = {name: "s" if "," in row[name] else "" for name in ("keys", "commits")}
-        threads = f" on {row['threads']} thread{'' if row['threads'] == '1' else 's'}" if row["threads"] else ""
+        counts = row["threads"].split(", ") if row["threads"] else []
+        threads = (f" on {' or '.join(counts)} thread{'' if counts == ['1'] else 's'}" if counts else "")
         lines.append(f"- {int(row['entries'])} job{'' if row['entries'] == 1 else 's'}"
                      + ("" if kind == "—" else f" of kind `{kind}`")
                      + f", computed by {_source_link(base, function)} under version key{plural['keys']} "
@@ -77,6 +83,7 @@ def provenance_markdown(results, what: str = "the table above") -> str:
     stored = f"[`{folder}/`]({repository}/tree/{sha}/{folder})" if base else f"`{folder}/`"
     at = f" at commit {sha[:7]}" if sha else ""
     return (f":::{{dropdown}} Where the numbers of {what} come from\n:class-container: provenance\n\n"
-            f"{what[:1].upper() + what[1:]} reads {len(results.entries)} stored entries of this section, one JSON "
+            f"{what[:1].upper() + what[1:]} {'read' if _plural(what) else 'reads'} {len(results.entries)} stored "
+            f"entries of this section, one JSON "
             f"file per job in {stored}{at}, each holding its parameters, its tables and its provenance:\n\n"
             + "\n".join(lines) + "\n:::\n")

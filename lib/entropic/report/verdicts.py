@@ -83,9 +83,6 @@ CRITERIA = {
     "range": "ours lies in the range the quantity states in brackets [ ] (an ordering, a threshold or a count)",
     "exactness": f"no estimator is exact on the whole grid; one is exact when its integer rank equals r* and its "
                  f"R̃_eff is within {RECOVERY_TOLERANCE:.0%} of the teacher's R̃_eff in every task",
-    "goal": "the limitation stands unless the V-unknown pre-training estimator declared in advance meets the goal in "
-            "every task of the softmax grid and of every held-out setting: integer rank = r* and |R̃_eff − the "
-            "teacher's R̃_eff| ≤ 0.15, with no failed fit",
 }
 
 

@@ -54,9 +54,9 @@ KINDS = {  # column of predict_rank → the kind of its estimator (verdicts.ESTI
 
 @dataclass(frozen=True)
 class Config(AttentionTaskGrid):
-    shrink_multiple: float = param(1.0, "nuclear-norm shrinkage level, in units of the K-step's noise edge "
-                                   "(our choice; the paper states none)", positive)
-    max_iter: int = param(50, "iteration cap of the alternating minimization (our choice)", positive_int)
+    shrink_multiple: float = param(1.0, "nuclear-norm shrinkage level, in units of the K-step's noise edge",
+                                   positive, stated=False)
+    max_iter: int = param(50, "iteration cap of the alternating minimization", positive_int, stated=False)
 
     def validate(self):
         if max(self.r_stars) > self.d:

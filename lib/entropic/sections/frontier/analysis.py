@@ -109,22 +109,35 @@ def goal_rows(results) -> pd.DataFrame:
     return est[(est["estimator"] == GOAL_ESTIMATOR) & ((est["setting"] == "grid") | est["setting"].isin(HOLDOUT))]
 
 
+def recovers_everywhere(own: pd.DataFrame) -> bool:
+    """Whether one estimator's rows recover r* in every task: its integer rank is r* where it has one, and its
+    R̃_eff lies within 10 % of the teacher's (``verdicts.tracks_teacher``)."""
+    integer = own["numerical_rank"].notna().any()
+    return bool((not integer or own["exact"].all()) and (own["failure"] == "").all()
+                and verdicts.tracks_teacher(own["energy_rank"], own["teacher_energy_rank"]))
+
+
 def compare(results) -> pd.DataFrame:
-    """The paper's §7 limitation, judged on the goal estimator declared in advance (of the paper's pre-training
-    sense, ours). The Table 4 statements are decided on §6's page, on the paper's own estimators; the
-    maximum-likelihood estimators (trained students) are reported in the summary, never in a verdict."""
-    goal = goal_rows(results)
-    met = goal["exact"] & goal["within"] & (goal["failure"] == "")
-    settings = goal["setting"].nunique()
+    """The paper's §7 limitation, judged on the estimators it speaks of: the paper's own pre-training estimators
+    (``PAPERS``) on the grid and every held-out setting. It holds when none of them recovers r* in every task
+    (``recovers_everywhere``). Estimators of ours that do are a limit exceeded (``exceeding``), not a second verdict;
+    the goal declared for the estimator of ours (``goal_rows``) is reported beside it, not judged here; the Table 4
+    statements are decided on §6's page."""
+    est = scored(results["estimates"])
+    est = est[(est["setting"] == "grid") | est["setting"].isin(HOLDOUT)]
+    papers = [n for n in PAPERS if n in set(est["estimator"])]
+    recovering = [n for n in papers if recovers_everywhere(est[est["estimator"] == n])]
+    settings = est["setting"].nunique()
     return verdicts.table([verdicts.row(
-        f"goal, {label(GOAL_ESTIMATOR)}: tasks of the grid and {settings - 1} held-out settings with the integer "
-        f"rank = r*, |R̃_eff − R̃_eff(K*)| ≤ {GOAL_TOLERANCE} and no failed fit (of {len(goal)})", int(met.sum()),
-        CLAIMS["limitation"], "goal", not bool(met.all()), estimator=kind(GOAL_ESTIMATOR))])
+        f"the paper's pre-training estimators ({', '.join(label(n) for n in papers)}) that recover r* in every task "
+        f"of the grid and {settings - 1} held-out settings (integer rank = r* where they have one, R̃_eff within "
+        f"10 % of the teacher's), of {len(papers)}", len(recovering), CLAIMS["limitation"], "exactness",
+        not recovering, estimator=" + ".join(dict.fromkeys(kind(n) for n in papers)))])
 
 
 def exceeding(results) -> list[str]:
     """The pre-training estimators of ours exact on the whole softmax grid (``exact_on_grid``): each exceeds the
-    limit the paper states for pre-training estimators on that grid."""
+    limit the paper states, which ``compare`` judges on the paper's own estimators."""
     rows = setting_rows(results)
     ours = rows[rows["estimator"].map(lambda n: pre_training(n) and n not in PAPERS)]
     return [label(n) for n in exact_on_grid(ours)]

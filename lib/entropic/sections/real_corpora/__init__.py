@@ -28,6 +28,7 @@ from .long_run import verdicts as long_run_verdicts
 from .prose import facts
 from .readings import spectra_table
 from .spec import CLAIMS, TABLE, THREADS, TITLE, Config, budget_name, jobs, locate
+from .summary import summary
 from .tables import compare, specification
 
 __all__ = [
@@ -59,5 +60,6 @@ __all__ = [
     "measure_variation",
     "specification",
     "spectra_table",
+    "summary",
     "trajectory",
 ]

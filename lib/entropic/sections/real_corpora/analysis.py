@@ -15,6 +15,7 @@ import pandas as pd
 from ...engine import statistics as stats
 from ...report import verdicts
 from ...report.numbers import number, span
+from . import long_run
 from .grid import cells as _cells
 from .grid import cv, grid, point
 from .grid import per_seed as _per_seed
@@ -195,9 +196,11 @@ def claims(results, reading: Reading = MAIN, spread: bool = True) -> list[dict]:
                                                  f"d_model = {width} [> 0]", gap, CLAIMS["layers"], "range",
                                                  bool(gap > 0), estimator=KINDS["layers"])})
     inside = bool(top["layer 0"].between(13, 19).all() and top[f"layer {last}"].between(30, 44).all())
+    long = long_run.verdicts(results)  # the declared rule: a reading still moving with the budget decides nothing
+    moving = bool(len(long)) and bool((long["outcome"] == long_run.UNDECIDED).any())
     rows.append({"key": "layer_values", **verdicts.row(
         f"layer 0 within 13–19 and layer {last} within 30–44 in every corpus, d_model = {width}", float(inside),
-        CLAIMS["layer_values"], "range", inside,
+        CLAIMS["layer_values"], "range", inside, undecided="budget" if moving else None,
         estimator=KINDS["layer_values"],
         shown=f"layer 0: {whole_span(top['layer 0'])}, layer {last}: {whole_span(top[f'layer {last}'])}")})
     found = correlation(results, reading, _h1(results, reading), "ffn_in_stable_rank", spread=spread, seeds=seeds)

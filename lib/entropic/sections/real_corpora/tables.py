@@ -38,9 +38,6 @@ def compare(results) -> pd.DataFrame:
                          f"{r['outcome']}" for _, r in long.iterrows())
         table.iloc[where, table.columns.get_loc("note")] = (table["note"].iloc[where] + " " if table["note"].iloc[where]
                                                             else "") + f"The long run: {said}."
-        if (long["outcome"] == long_run.UNDECIDED).any():  # the declared long-run rule: still moving, no verdict yet
-            table.iloc[where, table.columns.get_loc("undecided")] = "budget"
-            table.iloc[where, table.columns.get_loc("verdict")] = verdicts.UNDECIDED
     table["under other readings"] = [spec["flips on"].get(row["key"], "") for row in rows]
     return table
 
@@ -94,11 +91,12 @@ def readings(results) -> dict[str, Reading]:
 
 
 def reading_mark(row: dict) -> str | None:
-    """A claim under one reading: ✓ holds, ✗ fails, ○ not significant there (the sign is undecided), None where
-    the reading leaves it undefined. A reading is never a second verdict: the main table's is the claim's."""
+    """A claim under one reading: ✓ holds, ✗ fails, ○ not significant or undecided there (the sign undecided, or
+    a declared rule's reading still moving with the budget), None where the reading leaves it undefined. A reading
+    is never a second verdict: the main table's is the claim's."""
     if row["verdict"] == verdicts.UNDEFINED:
         return None
-    if row["verdict"] == verdicts.NOT_SIGNIFICANT:
+    if row["verdict"] in (verdicts.NOT_SIGNIFICANT, verdicts.UNDECIDED):
         return OPEN
     return HOLDS if row["claim holds"] else FAILS
 

@@ -83,7 +83,7 @@ def in_words(frame: pd.DataFrame) -> pd.DataFrame:
     return out.rename(index=lambda v: reading_words(v) if isinstance(v, str) else v)
 
 
-MARKS = {HOLDS: "✓ holds", FAILS: "✗ fails", OPEN: "○ not significant"}  # a claim's mark under one reading
+MARKS = {HOLDS: "✓ holds", FAILS: "✗ fails", OPEN: "○ not decided"}  # a claim's mark under one reading
 
 
 def specification_tables(spec: pd.DataFrame) -> tuple[pd.DataFrame, list[pd.DataFrame]]:
@@ -105,7 +105,8 @@ def part_caption(part: pd.DataFrame) -> str:
     claims = list(part.columns)
     which = f"“{claims[0]}”" if len(claims) == 1 else f"“{claims[0]}” to “{claims[-1]}” ({len(claims)} claims)"
     return (f"The marks of the claims {which} under every reading (rows): ✓ the claim holds under that reading, ✗ it "
-            f"fails, ○ not significant (its correlation's sign is not decided at p < 0.05).")
+            f"fails, ○ not decided (a correlation's sign not decided at p < 0.05, or a reading the declared long-run "
+            f"rule finds still moving).")
 
 
 def long_run_table(frame: pd.DataFrame) -> pd.DataFrame:

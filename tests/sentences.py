@@ -1,0 +1,288 @@
+"""The book's sentences read against its tables: what ``make check`` asks of every page's prose beyond its tables.
+
+A page's prose mixes sentences typed by hand (the argument, the explanation) with text generated from the stored
+results: what a ``glue:md`` role or directive pastes (marked ``generated`` by ``entropic.publish.generated``), what
+a glue role pastes as text (``pasted-text``) and what a cell displays (``cell_output``). A sentence that states a
+result takes it from the data, so typed prose may not state one:
+
+* ``typed_results``: no verdict word in typed prose (a verdict is the data's: a badge defines the words, a table or
+  a generated sentence gives them); no direction of a result (correlated, exceeds, holds, fails, reads … exactly, in
+  part) in a typed sentence that points at the evidence (a page of evidence or one of its tables linked, App. B, a
+  table or a section of the paper named), the paper's quoted words aside; no number of a result typed by hand: a
+  decimal, a range, a duration or a factor that the paper's text does not hold (the paper's own numbers may be
+  quoted; a share in whole percent is a setting or a level, a numbered label is a name, and the bibliography's
+  pages are the sources').
+* ``marks_contradicted``: App. B's specification table gives every claim, under the main reading, the mark its
+  verdict in the main table means (✓ holds, ✗ fails, ○ not decided).
+* ``abstract_contradicted``: the abstract's counts of verdicts, and the side of App. B on which its failures lie,
+  are the ledger's.
+* ``configuration_contradicted``: a configuration table's "paper" column holds a value only where the paper states
+  one, and a banner that calls a page's parameters the paper's has no parameter the paper does not state.
+* ``grammar``: generated sentences agree in number ("1 thread(s)", "these tables … reads" are errors).
+
+The verdict given a claim in every table and finding stays ``reader.verdicts_contradicted``'s. Each function takes
+a built book's folder (``_build/html``) and returns one line per problem.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PAPER = Path(__file__).resolve().parents[2] / "shared" / "paper" / "entropic-bound.md"
+VERDICTS = ("not reproduced", "reproduced", "claim holds, value differs", "not significant", "undecided",
+            "not checked", "supported", "contradicted")
+VERDICT = re.compile(r"\b(" + "|".join(VERDICTS) + r")\b", re.IGNORECASE)
+DIRECTION = re.compile(r"\b(anti-?\s?correlated|uncorrelated|correlated|correlates|exceeds?|exceeded|"
+                       r"reads? [^.;]{0,20}\bexactly|in part|only partial|holds|fails|failed|separates|tracks)\b",
+                       re.IGNORECASE)
+PARTIAL = re.compile(r"\b(only in part|in part under|only partial|partially predictable|anti-?\s?correlated)\b",
+                     re.IGNORECASE)  # a direction of a result wherever it is typed: no argument needs these words
+EVIDENCE_PAGES = ("surrogate", "ladder", "attention_native", "predictability", "ablation", "real_corpora",
+                  "frontier", "text_rank", "ledger")
+EVIDENCE_LINK = re.compile(r"(^|/)(" + "|".join(EVIDENCE_PAGES) + r")\.html|#tbl-(" + "|".join(EVIDENCE_PAGES) + ")")
+EVIDENCE_NAME = re.compile(r"App\. [A-D]\b|\bTable (R?\d+(\.\d+)?)\b|§\s?\d")
+NUMBER = re.compile(r"(?<![\w.,])(?:\d+ min \d+ s|\d+(?:\.\d+)?\s?h\b|\d+(?:,\d{3})* s\b|\d+(?:\.\d+)?×|"
+                    r"\d+(?:,\d{3})*(?:\.\d+)?\s?[–-]\s?\d+(?:\.\d+)?|\d+\.\d+\s?%?)(?![\w.])")
+LABELS = re.compile(r"(Exercises?|Theorems?|Lemmas?|Definitions?|Assumptions?|Corollar(y|ies)|Propositions?|"
+                    r"Figures?|Tables?|Parts?|Sections?|Chapters?|eqs?\.|§|CC BY|version|Python|torch|pp?\.)\s*$",
+                    re.IGNORECASE)
+QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"")  # the paper's words, quoted: not a sentence of ours
+TYPED_SKIP = ("div.cell_output, .pasted-text, .generated, script, style, pre, code, span.math, div.math, "
+              "mjx-container, .sd-badge, table, .headerlink, div.cell_input, nav, a.reference, .provenance, "
+              "figure.entropic-table")
+SENTENCE = re.compile(r"(?<!\bApp\.)(?<!\beq\.)(?<!\beqs\.)(?<!\bFig\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bcf\.)(?<!\bvs\.)"
+                      r"(?<=[.;!?])\s+(?=[A-Z(“\"])")
+
+
+def _soup(html: str):
+    from bs4 import BeautifulSoup
+
+    return BeautifulSoup(html, "html.parser")
+
+
+def _paper_text() -> str:
+    """The paper's text with its Markdown escapes, spaces and thousands separators removed: where a number it states
+    can be found (its formulas repeat a number, "28.528.5", so a number is looked for, not split out)."""
+    text = PAPER.read_text() if PAPER.is_file() else ""
+    return re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.replace("\\", "")).replace(" ", "").replace("−", "-")
+
+
+def in_paper(number: str, paper: str) -> bool:
+    """Whether the paper states ``number``: a whole number or a range of whole numbers as it is ("25–31" is not
+    "25–310"), a decimal where a number starts (the paper's formulas repeat a number, "28.528.5", so a decimal may run
+    on), a range of decimals when the paper states both ends ("0.006–0.087" for "[0.006, 0.087]")."""
+    plain = re.sub(r"(?<=\d),(?=\d{3}\b)", "", number).replace(" ", "").replace("−", "-").rstrip("%×")
+    ends = re.split(r"(?<=\d)[–-]", plain)
+    if len(ends) == 2 and all("." in end for end in ends):
+        return all(in_paper(end, paper) for end in ends)
+    after = "" if "." in ends[-1] else r"(?![\d.])"
+    forms = {plain, plain.replace("–", "-"), plain.replace("-", "–")}
+    return any(re.search(rf"(?<!\d)(?<!\d\.){re.escape(form)}{after}", paper) for form in forms)
+
+
+def _pages(folder: Path):
+    for path in sorted(folder.rglob("*.html")):
+        if any(part in path.parts for part in ("_static", "_sources", "_downloads", "_images")) \
+                or path.name in ("genindex.html", "search.html", "prf-prf.html", "bibliography.html"):
+            continue
+        yield path
+
+
+def typed_sentences(path: Path) -> list[tuple[str, bool]]:
+    """The typed sentences of one built page as ``(sentence, points at the evidence)``: its paragraphs, list items
+    and captions with every generated element, table, badge, formula, code and cross-reference's text removed."""
+    soup = _soup(path.read_text())
+    article = soup.select_one("article") or soup
+    out = []
+    for block in article.find_all(["p", "li", "figcaption", "dd"]):
+        if block.find(["p", "li"]) or block.find_parent(["table", "nav"]):
+            continue
+        if block.find_parent(class_=["cell_output", "generated"]):
+            continue
+        links = [a.get("href", "") for a in block.find_all("a")]
+        linked = any(EVIDENCE_LINK.search(h) for h in links)
+        copy = _soup(str(block))
+        for element in copy.select(TYPED_SKIP):
+            element.decompose()
+        text = " ".join(copy.get_text(" ").split())
+        out += [(sentence, linked or bool(EVIDENCE_NAME.search(sentence))) for sentence in SENTENCE.split(text)
+                if sentence.strip()]
+    return out
+
+
+def typed_results(folder: Path) -> list[str]:
+    """Verdicts, directions of a result and numbers of a result in the prose typed by hand (module docstring)."""
+    paper = _paper_text()
+    problems = []
+    for path in _pages(folder):
+        name = str(path.relative_to(folder))
+        for sentence, evidence in typed_sentences(path):
+            said = f"{name}: {sentence[:160]!r}"
+            if found := VERDICT.search(sentence):
+                problems.append(f"a verdict typed by hand ({found[0]!r}) in {said}")
+            ours = QUOTED.sub(" ", sentence)
+            if (found := PARTIAL.search(ours)) or (evidence and (found := DIRECTION.search(ours))):
+                problems.append(f"a result's direction typed by hand ({found[0]!r}) in {said}")
+            for match in NUMBER.finditer(sentence):
+                if LABELS.search(sentence[:match.start()]):
+                    continue
+                if not in_paper(match[0], paper):
+                    problems.append(f"a number typed by hand ({match[0]!r}) in {said}")
+    return problems
+
+
+# --- tables that state a verdict a second way ----------------------------------------------------------------------
+
+MARK_OF = {"reproduced": "✓", "claim holds, value differs": "✓", "not reproduced": "✗", "not significant": "○",
+           "undecided": "○", "undefined": "—"}
+
+
+def _table_rows(table) -> tuple[list[str], list[list[str]]]:
+    headers = [" ".join(th.get_text(" ").split()) for th in table.select("thead th")]
+    rows = [[" ".join(td.get_text(" ").split()) for td in tr.find_all(["td", "th"])] for tr in table.select("tbody tr")]
+    return headers, rows
+
+
+def marks_contradicted(folder: Path) -> list[str]:
+    """App. B's readings table against its main table: under the main reading each claim's mark is the one its
+    verdict means (✓ reproduced or holds, ✗ not reproduced, ○ not significant or undecided), claim by claim in the
+    order both tables list them."""
+    path = folder / "build" / "sections" / "real_corpora.html"
+    if not path.is_file():
+        return []
+    soup = _soup(path.read_text())
+    main = soup.select_one("#tbl-real-corpora-appendix-b table") or soup.select_one("#tbl-real-corpora-appendix-b")
+    if main is None:
+        return ["App. B's page has no main table (tbl-real_corpora-appendix_b)"]
+    headers, rows = _table_rows(main)
+    verdicts = [row[headers.index("verdict")].rstrip("¹²³⁴⁵⁶⁷⁸⁹ ") for row in rows]
+    marks = []
+    for figure in soup.select("figure.entropic-table"):
+        table = figure.select_one("table")
+        if table is None:
+            continue
+        heads, body = _table_rows(table)
+        if heads[:1] == ["reading"]:
+            row = next((r for r in body if r and r[0] == "main"), None)
+            if row is not None:
+                marks += list(zip(heads[1:], row[1:], strict=False))
+    if len(marks) != len(verdicts):
+        return [f"App. B's readings tables mark {len(marks)} claims under the main reading, its main table judges "
+                f"{len(verdicts)}"]
+    return [f"App. B: “{claim}” is marked {mark} under the main reading, but its verdict is {verdict}"
+            for (claim, mark), verdict in zip(marks, verdicts, strict=True)
+            if MARK_OF.get(verdict) not in (mark, None) and mark]
+
+
+# --- the abstract against the ledger --------------------------------------------------------------------------------
+
+COUNTS = re.compile(r"(?P<reproduced>\d+) reproduce and (?P<holds>\d+) hold with a different value"
+                    r"(?:; (?P<failed>\d+) fails? on our data(?: \((?P<sides>[^)]*)\))?)?")
+
+
+def abstract_contradicted(folder: Path) -> list[str]:
+    """The abstract's counts of claims that reproduce, hold with another value and fail, and where its failures
+    lie (App. B's data statistics, its trained models), against the ledger's table of every claim."""
+    intro, ledger = folder / "build" / "sections" / "intro.html", folder / "build" / "sections" / "ledger.html"
+    if not intro.is_file() or not ledger.is_file():
+        return []
+    abstract = " ".join((_soup(intro.read_text()).select_one(".abstract") or _soup("")).get_text(" ").split())
+    said = COUNTS.search(abstract)
+    if said is None:
+        return ["the abstract states no count of verdicts"]
+    rows = []
+    for table in _soup(ledger.read_text()).select("table"):
+        headers, body = _table_rows(table)
+        if "paper says" in headers and "computed by" in headers:
+            at = headers.index("verdict, decided in"), headers.index("computed by")
+            rows += [(row[at[0]], row[at[1]]) for row in body]
+    counted = {"reproduced": sum(v.startswith("reproduced") for v, _ in rows),
+               "holds": sum(v.startswith("claim holds, value differs") for v, _ in rows),
+               "failed": sum(v.startswith("not reproduced") for v, _ in rows)}
+    problems = [f"the abstract says {said[k]} {k}, the ledger has {n}" for k, n in counted.items()
+                if said[k] is not None and int(said[k]) != n]
+    if said["failed"] is None and counted["failed"]:
+        problems.append(f"the abstract names no failure, the ledger has {counted['failed']}")
+    failing = [side for verdict, side in rows if verdict.startswith("not reproduced")]
+    if said["sides"] is not None:
+        data = sum(side == "data statistic" for side in failing)
+        for number, what in re.findall(r"(\d+|all|none) on ([^,;]+)", said["sides"]):
+            expected = data if "statistic" in what else len(failing) - data
+            if (number == "all" and expected != len(failing)) or (number.isdigit() and int(number) != expected):
+                problems.append(f"the abstract says {number} on {what}; the ledger has {expected} of {len(failing)}")
+    elif "all on" in abstract:
+        problems.append("the abstract places every failure on one side without counting it")
+    return problems
+
+
+# --- configuration tables and the banner ------------------------------------------------------------------------------
+
+OURS = re.compile(r"our choice|the paper states none|not stated by the paper|\(ours\)", re.IGNORECASE)
+BANNER = re.compile(r"Its parameters are the paper's where it states them \((\d+) of (\d+)\)|"
+                    r"Its parameters are the paper's(?! where)")
+
+
+def configuration_contradicted(folder: Path) -> list[str]:
+    """A configuration table gives a paper's value only where the paper states one (a description that calls the
+    value ours has "not stated" in the paper column), and the banner's count of the parameters the paper states is
+    the table's."""
+    problems = []
+    for path in _pages(folder):
+        soup = _soup(path.read_text())
+        name = str(path.relative_to(folder))
+        for table in soup.select("table"):
+            headers, rows = _table_rows(table)
+            if headers[:3] != ["parameter", "value", "paper"] or "description" not in headers:
+                continue
+            described = headers.index("description")
+            stated = 0
+            for row in rows:
+                paper = row[2]
+                stated += not paper.startswith("not stated")
+                if OURS.search(row[described]) and not paper.startswith("not stated"):
+                    problems.append(f"{name}: {row[0]!r} is described as ours but its paper column says {paper!r}")
+            text = " ".join(soup.get_text(" ").replace("’", "'").split())
+            for match in BANNER.finditer(text):
+                if match[1] is None:
+                    problems.append(f"{name}: the banner calls every parameter the paper's, the table holds "
+                                    f"{len(rows) - stated} the paper does not state")
+                elif (int(match[1]), int(match[2])) != (stated, len(rows)):
+                    problems.append(f"{name}: the banner says the paper states {match[1]} of {match[2]} parameters, "
+                                    f"the table {stated} of {len(rows)}")
+    return problems
+
+
+# --- grammar of generated sentences ---------------------------------------------------------------------------------
+
+GRAMMAR = [
+    (re.compile(r"\w\(s\)"), "a plural left open"),
+    (re.compile(r"(?<![\d.,])1 (students|corpora|claims|threads|jobs|seeds|entries|tasks|models|cells|tables|"
+                r"figures|settings|readings|widths|hours)\b"), "one with a plural noun"),
+    (re.compile(r"\band (the )?\w+ of this page (reads|holds|shows|gives)\b|"
+                r"(?:^|\. )(These|Both) [^.;:()]{0,80}?\b(reads|holds|shows|gives)\b"),
+     "a plural subject with a singular verb"),
+    (re.compile(r"\b(?!that\b)(\w+) \1\b", re.IGNORECASE), "a word repeated"),
+]
+
+
+def grammar(folder: Path) -> list[str]:
+    """Number agreement and doubled words in every paragraph, list item and caption of every page (generated and
+    typed alike; tables and controls aside)."""
+    problems = []
+    for path in _pages(folder):
+        soup = _soup(path.read_text())
+        article = soup.select_one("article") or soup
+        for element in article.select("script, style, pre, code, span.math, div.math, mjx-container, table, button"):
+            element.decompose()
+        for block in article.find_all(["p", "li", "figcaption", "caption"]):
+            if block.find(["p", "li"]):
+                continue
+            text = " ".join(block.get_text(" ").split())
+            for pattern, what in GRAMMAR:
+                for match in pattern.finditer(text):
+                    if what == "a word repeated" and (match[1].isdigit() or len(match[1]) < 3):
+                        continue
+                    problems.append(f"{path.relative_to(folder)}: {what}: "
+                                    f"…{text[max(0, match.start() - 40):match.end() + 20]}…")
+    return problems

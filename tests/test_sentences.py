@@ -1,0 +1,164 @@
+"""The sentence check (tests/sentences.py) on doctored pages: each contradiction the book once printed, and a verdict
+typed into a page by hand, is caught; the same words generated from the data, or quoted from the paper, are not.
+``test_paper_book`` runs the same checks on the built paper book and on doctored copies of its real pages."""
+
+from pathlib import Path
+
+import pytest
+
+import sentences
+
+PAGE = """<html><body><article>{body}</article></body></html>"""
+LEDGER_ROW = ("<tr><td><span class='sd-badge'>{verdict}</span> Table R8.1</td><td>q</td><td>{says}</td><td>0</td>"
+              "<td>{side}</td></tr>")
+
+
+def _book(tmp_path: Path, pages: dict[str, str]) -> Path:
+    for name, body in pages.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PAGE.format(body=body))
+    return tmp_path
+
+
+def _generated(text: str) -> str:
+    return f'<span class="generated">{text}</span>'
+
+
+CLEAN = {
+    "build/sections/teaching.html": "<p>" + _generated("App. B asks whether a text model's measured kernel rank "
+                                                       "follows the rank predicted from its corpus: r = 0.223 (p = "
+                                                       "0.667), not significant") + " (<a class='reference' "
+                                    "href='real_corpora.html'>App. B</a>).</p>",
+    "build/sections/predictability.html": "<p>The paper's claim: “exactly data-predictable for linear QK attention "
+                                          "and partially predictable under softmax” (2.31 at r* = 1).</p>",
+}
+
+
+def test_a_page_whose_results_are_generated_or_quoted_from_the_paper_passes(tmp_path):
+    assert sentences.typed_results(_book(tmp_path, CLEAN)) == []
+
+
+@pytest.mark.parametrize("name, typed, found", [
+    # a verdict sentence added to a page by hand
+    ("build/sections/real_corpora.html", "<p>App. B's layer ranges are not reproduced on our data.</p>",
+     "a verdict typed by hand ('not reproduced')"),
+    # the teaching chapter's App. B sentence, which contradicted Table R8.1
+    ("build/sections/teaching.html", "<p>App. B finds text models' kernel ranks anti-correlated with corpus "
+                                     "complexity (<a class='reference' href='real_corpora.html'>x</a>).</p>",
+     "a result's direction typed by hand ('anti-correlated')"),
+    # Exercise 7's take-away, against its own table
+    ("build/sections/teaching.html", "<p><strong>Take-away.</strong> Data reveal r* exactly for linear attention, "
+                                     "only in part under softmax.</p>", "a result's direction typed by hand"),
+    # the frontier's prose, a limit exceeded while its row says the limit is reproduced
+    ("build/sections/frontier.html", "<p>On the Table 4 softmax grid alone, 4 pre-training estimators of ours read "
+                                     "r* exactly in every task: each exceeds the limit the paper stated there.</p>",
+     "a result's direction typed by hand"),
+    # App. B's layer ranges, typed where the verdict is undecided
+    ("build/sections/real_corpora.html", "<p>At width 256 layer 0 reads 25–31, not 13–19.</p>",
+     "a number typed by hand ('25–31')"),
+    # the small drifts: a CV typed beside its table's, an hour count beside the seconds it comes from
+    ("build/sections/real_corpora.html", "<p>The predictor's CV is 0.67 across the corpora.</p>",
+     "a number typed by hand ('0.67')"),
+    ("build/sections/text_rank.html", "<p>The sweep took 7.77 h of training.</p>", "a number typed by hand ('7.77 h')"),
+    ("build/sections/intro.html", "<p>It renders in about a minute (measured here: 1 min 33 s).</p>",
+     "a number typed by hand ('1 min 33 s')"),
+])
+def test_a_result_typed_by_hand_is_caught(tmp_path, name, typed, found):
+    book = _book(tmp_path, {**CLEAN, name: typed})
+    problems = sentences.typed_results(book)
+    assert any(found in p and name in p for p in problems), problems
+    generated = _book(tmp_path / "generated", {**CLEAN, name: f"<p>{_generated(typed[3:-4])}</p>"})
+    assert sentences.typed_results(generated) == []  # the same words, written by the data, pass
+
+
+def test_a_section_number_an_exercise_label_and_the_papers_own_numbers_are_not_results(tmp_path):
+    body = ("<p>Exercise 2.1 (The ratio of two deficits) asks for Theorems 5–8 (§6.2) and the paper's 28.5 and "
+            "0.006–0.087; a share of 5 % is a level.</p>")
+    assert sentences.typed_results(_book(tmp_path, {"build/sections/teaching.html": body})) == []
+
+
+def _ledger(rows: list[tuple[str, str, str]]) -> str:
+    body = "".join(LEDGER_ROW.format(verdict=v, says=s, side=side) for v, s, side in rows)
+    return ("<table><thead><tr><th>verdict, decided in</th><th>quantity</th><th>paper says</th><th>ours</th>"
+            f"<th>computed by</th></tr></thead><tbody>{body}</tbody></table>")
+
+
+FAILED = [("not reproduced", "ffn", "trained models, measured + data statistic"),
+          ("not reproduced", "ridge", "data statistic"), ("not reproduced", "repeat", "data statistic"),
+          ("reproduced", "cv", "trained models, measured")]
+
+
+@pytest.mark.parametrize("abstract, found", [
+    ("1 reproduce and 0 hold with a different value; 3 fail on our data (2 on statistics of App. B's corpora, 1 on "
+     "its trained models).", None),
+    # the abstract that put every failure on App. B's data side
+    ("1 reproduce and 0 hold with a different value; 3 fail on our data, all on App. B's data side.",
+     "places every failure on one side"),
+    ("1 reproduce and 0 hold with a different value; 3 fail on our data (3 on statistics of App. B's corpora).",
+     "says 3 on statistics"),
+    ("2 reproduce and 0 hold with a different value; 3 fail on our data (2 on statistics of App. B's corpora, 1 on "
+     "its trained models).", "says 2 reproduced"),
+])
+def test_the_abstracts_counts_and_the_side_of_its_failures_are_the_ledgers(tmp_path, abstract, found):
+    book = _book(tmp_path, {"build/sections/intro.html": f'<div class="abstract"><p>{_generated(abstract)}</p></div>',
+                            "build/sections/ledger.html": _ledger(FAILED)})
+    problems = sentences.abstract_contradicted(book)
+    assert (problems == []) if found is None else any(found in p for p in problems), problems
+
+
+def _specification(main_marks: list[str], verdicts: list[str]) -> str:
+    main = "".join(f"<tr><td>{v}</td><td>q</td><td>says</td></tr>" for v in verdicts)
+    marks = "".join(f"<td>{m}</td>" for m in main_marks)
+    heads = "".join(f"<th>claim {k}</th>" for k in range(len(main_marks)))
+    return (f"<figure id='tbl-real-corpora-appendix-b'><table><thead><tr><th>verdict</th><th>quantity</th>"
+            f"<th>paper says</th></tr></thead><tbody>{main}</tbody></table></figure>"
+            f"<figure class='entropic-table'><table><thead><tr><th>reading</th>{heads}</tr></thead><tbody>"
+            f"<tr><td>main</td>{marks}</tr><tr><td>budget: 1.536M</td>{marks}</tr></tbody></table></figure>")
+
+
+def test_app_bs_readings_table_marks_each_claim_as_its_verdict_says(tmp_path):
+    verdicts = ["not significant", "reproduced", "undecided", "not reproduced"]
+    good = _book(tmp_path, {"build/sections/real_corpora.html": _specification(["○", "✓", "○", "✗"], verdicts)})
+    assert sentences.marks_contradicted(good) == []
+    # the layer ranges marked ✗ under the main reading while the main table leaves them undecided
+    bad = _book(tmp_path / "bad", {"build/sections/real_corpora.html": _specification(["○", "✓", "✗", "✗"], verdicts)})
+    assert sentences.marks_contradicted(bad) == ["App. B: “claim 2” is marked ✗ under the main reading, but its "
+                                                 "verdict is undecided"]
+
+
+CONFIG = ("<table><thead><tr><th>parameter</th><th>value</th><th>paper</th><th>differs</th><th>description</th></tr>"
+          "</thead><tbody>{rows}</tbody></table>")
+
+
+def test_a_configuration_table_names_our_choices_and_the_banner_counts_them(tmp_path):
+    rows = ("<tr><td>n</td><td>3000</td><td>3000</td><td></td><td>samples</td></tr>"
+            "<tr><td>max_iter</td><td>50</td><td>not stated</td><td></td><td>iteration cap (our choice)</td></tr>")
+    banner = "<p>Shown: profile paper. Its parameters are the paper's where it states them (1 of 2).</p>"
+    good = _book(tmp_path, {"build/sections/predictability.html": banner + CONFIG.format(rows=rows)})
+    assert sentences.configuration_contradicted(good) == []
+    # Table R6.2: a paper value for a parameter whose own description says the paper states none
+    doctored = rows.replace("<td>not stated</td>", "<td>50</td>")
+    bad = _book(tmp_path / "bad", {"build/sections/predictability.html": banner + CONFIG.format(rows=doctored)})
+    assert any("'max_iter' is described as ours" in p for p in sentences.configuration_contradicted(bad))
+    # the capacity sweep's banner, which called 27 parameters the paper's where it states 6
+    old = "<p>Shown: profile paper. Its parameters are the paper's.</p>"
+    bad = _book(tmp_path / "old", {"build/sections/text_rank.html": old + CONFIG.format(rows=rows)})
+    assert any("calls every parameter the paper's" in p for p in sentences.configuration_contradicted(bad))
+
+
+@pytest.mark.parametrize("text, found", [
+    ("The sweep trained 109 students on 1 thread(s).", "a plural left open"),
+    ("These tables and the figures of this page reads 109 stored entries.", "a plural subject with a singular verb"),
+    ("This table and the figures of this page reads 43 stored entries.", "a plural subject with a singular verb"),
+    ("It took 1 hours on the the CPU.", "one with a plural noun"),
+    ("It took 1 hour on the the CPU.", "a word repeated"),
+])
+def test_generated_sentences_agree_in_number(tmp_path, text, found):
+    problems = sentences.grammar(_book(tmp_path, {"build/sections/text_rank.html": f"<p>{_generated(text)}</p>"}))
+    assert any(found in p for p in problems), problems
+    fixed = {"(s)": "s", "reads": "read", "1 hours": "1 hour", "the the": "the"}
+    mended = text
+    for wrong, right in fixed.items():
+        mended = mended.replace(wrong, right)
+    assert sentences.grammar(_book(tmp_path / "ok", {"build/sections/text_rank.html": f"<p>{mended}</p>"})) == []
