@@ -72,3 +72,10 @@ def test_differences_name_each_table_and_column_that_differs():
     same = {"a": [{"x": 1.0, "y": [1, 2], "seconds": 4.0}], "b": [{"z": float("nan")}]}
     assert store.differences(stored, same) == []  # wall times and NaN = NaN are no difference
     assert store.differences(stored, {"a": [{"x": 1.5, "y": [1, 3]}], "b": []}) == ["a.x", "a.y", "b (rows)"]
+
+
+def test_an_entrys_seconds_count_every_part_of_a_resumed_training_loop():
+    entry = store.Entry("a", {}, "k", {"models": [{"train_seconds": 120.0}, {"train_seconds": 120.0}]},
+                        {"seconds": 40.0})
+    assert entry.seconds == 120.0  # resumed: the last part took 40 s, the loop 120 s over every part
+    assert store.Entry("b", {}, "k", {"models": [{"loss": 1.0}]}, {"seconds": 40.0}).seconds == 40.0

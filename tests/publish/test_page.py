@@ -6,6 +6,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from entropic import paths
 from entropic.jobs import config, runner, store
 from entropic.publish import page
 from entropic.report import verdicts
@@ -75,7 +76,15 @@ def test_the_comparison_puts_the_verdict_first_and_shows_each_values_tolerance()
     assert header.split("|")[1].strip() == "verdict"
     assert "{bdg-warning}`claim holds, value differs`" in text and "{bdg-success}`reproduced`" in text
     assert "✗ ±1.4" in text  # 2√2 × 0.5, the tolerance beside the agreement
-    assert verdicts.CRITERIA["deficiency"] in text and verdicts.VALUE_RULE in text
+    assert verdicts.CRITERIA["deficiency"] in text and verdicts.VALUE_RULE not in text  # the rule, stated once…
+    assert "{ref}`value rule <value-rule>`" in text  # …is linked
+
+
+def test_the_value_rule_is_stated_once_in_the_reproducing_chapter_as_the_code_states_it():
+    chapter = " ".join((paths.BOOK_SOURCES / "reproducing.md").read_text().split())
+    assert "(value-rule)=" in chapter and verdicts.VALUE_RULE in chapter
+    pages = [" ".join(p.read_text().split()) for p in (paths.ROOT / "notebooks").glob("*.md")]
+    assert not any(verdicts.VALUE_RULE[:60] in page for page in pages)
 
 
 def _results(**problems):

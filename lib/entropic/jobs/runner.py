@@ -72,7 +72,7 @@ class Results:
     def provenance(self) -> pd.DataFrame:
         """One row per distinct (device, torch, stop rule, commit, key): how many jobs, when, how long."""
         rows = [{**{k: e.provenance.get(k) for k in ("device", "torch", "stop", "commit")}, "key": e.key,
-                 "date": e.provenance.get("date"), "seconds": e.provenance.get("seconds", 0.0)}
+                 "date": e.provenance.get("date"), "seconds": e.seconds}
                 for e in self.entries]
         frame = pd.DataFrame(rows)
         return (frame.groupby(["device", "torch", "stop", "commit", "key"], dropna=False)

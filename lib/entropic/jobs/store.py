@@ -58,6 +58,15 @@ class Entry:
     tables: dict[str, list[dict]]
     provenance: dict
 
+    @property
+    def seconds(self) -> float:
+        """The job's wall time: its provenance's, or, for a training job resumed from a checkpoint, the seconds its
+        training loop recorded over every part (a row's ``train_seconds``; the provenance counts only the part that
+        finished it), whichever is larger."""
+        loops = [float(row["train_seconds"]) for rows in self.tables.values() for row in rows
+                 if isinstance(row, dict) and row.get("train_seconds") is not None]
+        return max([float(self.provenance.get("seconds", 0.0)), *loops])
+
 
 @dataclass
 class Holding:

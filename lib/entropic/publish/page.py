@@ -174,8 +174,8 @@ def comparison_markdown(comparison: pd.DataFrame, caption: str, name: str) -> st
                           missing="the paper states no number for this quantity, so only its claim is judged"
                           if comparison["paper value"].isna().any() else None)
     body += "".join(f"\n{marks[i]} {text(notes[i])}\n" for i in marked)
-    rules = fold("How these verdicts are decided", f"A claim holds when\n\n{criteria}\n\nA value agrees when "
-                 f"{text(verdicts.VALUE_RULE)}.\n\n{said}")
+    rules = fold("How these verdicts are decided", f"A claim holds when\n\n{criteria}\n\nA value agrees by the "
+                 f"book's one {{ref}}`value rule <value-rule>`.\n\n{said}")
     return f"{verdicts.summary_markdown(comparison)}\n\n{body}\n{rules}"
 
 
@@ -336,8 +336,7 @@ def estimator_kinds() -> pd.DataFrame:
 
 
 def criteria() -> pd.DataFrame:
-    """Every criterion of ``verdicts.CRITERIA`` and the value rule, as a table."""
-    rows = [{"kind of claim": kind, "the claim holds when": text} for kind, text in verdicts.CRITERIA.items()]
-    rows.append({"kind of claim": "(every value)",
-                 "the claim holds when": f"our value agrees when {verdicts.VALUE_RULE}"})
-    return pd.DataFrame(rows)
+    """Every criterion of ``verdicts.CRITERIA``, as a table (the value rule is stated once, in the reproducing
+    chapter, and linked from every table's fold)."""
+    return pd.DataFrame([{"kind of claim": kind, "the claim holds when": text}
+                         for kind, text in verdicts.CRITERIA.items()])

@@ -40,7 +40,7 @@ def provenance_table(results) -> pd.DataFrame:
         kind = entry.params.get("kind") or "—"
         p = entry.provenance
         rows.append({"kind": kind, "key": entry.key, "device": p.get("device", "?"), "commit": p.get("commit", "?"),
-                     "threads": p.get("threads"), "date": p.get("date", ""), "seconds": p.get("seconds", 0.0)})
+                     "threads": p.get("threads"), "date": p.get("date", ""), "seconds": entry.seconds})
     frame = pd.DataFrame(rows, columns=["kind", "key", "device", "commit", "threads", "date", "seconds"])
     joined = lambda values: ", ".join(dict.fromkeys(str(v) for v in values if v is not None))  # noqa: E731
     return (frame.groupby("kind", sort=False)

@@ -25,7 +25,7 @@ def facts(results, appendix_b=None, found: dict | None = None) -> dict:
     budget, _ = analysis.budgets(results)
     cost = tables.cost(results)
     out = {"budget": f"{budget / 1e6:g}M", "widest": cfg.widest, "students": len(results.entries),
-           "hours": sum(tables.seconds(e) for e in results.entries) / 3600,
+           "hours": sum(e.seconds for e in results.entries) / 3600,
            "jobs_asked": len(results.entries) + len(results.missing)}
     out["cost_sentence"] = _cost_sentence(cost, results)
     out["calibration_sentence"] = _calibration_sentence(found, cfg)

@@ -132,19 +132,12 @@ def kind_of(entry, cfg) -> str:
     return "the sweep"
 
 
-def seconds(entry) -> float:
-    """A student's wall time: its job's seconds, or, for a student resumed from a checkpoint, its training loop's
-    seconds summed over the parts (the job's own count only the part that finished it), whichever is larger."""
-    loop = [float(row.get("train_seconds", 0.0)) for row in entry.tables.get("models", [])]
-    return max([float(entry.provenance.get("seconds", 0.0)), *loop])
-
-
 def cost(results) -> pd.DataFrame:
     """The students by kind (``kind_of``) and by the declaration they were trained after (their provenance date
     against ``declared``'s dates): how many, CPU hours, devices and threads."""
     rows = [{"kind": kind_of(e, results.cfg),
              "after": "the second" if str(e.provenance.get("date", "")) >= SECOND_DATE else "the first",
-             "hours": seconds(e) / 3600, "device": e.provenance.get("device", DASH),
+             "hours": e.seconds / 3600, "device": e.provenance.get("device", DASH),
              "threads": e.provenance.get("threads", DASH)} for e in results.entries]
     if not rows:
         return pd.DataFrame()
