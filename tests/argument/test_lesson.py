@@ -154,7 +154,8 @@ def test_an_alt_text_carries_its_formulas_as_words():
 
 
 def test_the_slides_mark_formulas_as_the_pages_do_and_leave_scripts_and_code_alone():
-    html = r"<p>pays $\lambda_j^2$; $$\min_V f$$</p><code>$c$</code><script>x = '$y$';</script><p>a \$ sign</p><img alt='$r$'>"
+    html = (r"<p>pays $\lambda_j^2$; $$\min_V f$$</p><code>$c$</code><script>x = '$y$';</script>"
+            r"<p>a \$ sign</p><img alt='$r$'>")
     assert slides.marked_math(html) == (
         r'<p>pays <span class="math notranslate nohighlight">\(\lambda_j^2\)</span>; '
         r'<span class="math notranslate nohighlight">\[\min_V f\]</span></p>'
@@ -172,6 +173,45 @@ def test_the_handout_is_one_page_of_goals_formulas_and_every_prompt(materials):
     parts = lesson_text.lesson_parts(CHAPTER)
     for k, exercise in enumerate(lesson_text.exercises(parts), start=1):
         assert f"Exercise {k}: {exercise['title']}" in text
+
+
+# Formulas of the handout whose right edge passes the right edge of their column (the columns measured as laid out)
+OUTSIDE_COLUMNS = """() => {
+  const box = document.querySelector('.columns'), style = getComputedStyle(box), b = box.getBoundingClientRect();
+  const gap = parseFloat(style.columnGap), count = parseInt(style.columnCount);
+  const width = (b.width - gap * (count - 1)) / count;
+  return [...box.querySelectorAll('mjx-container')].map(m => (m.querySelector('svg') || m).getBoundingClientRect())
+    .filter(r => {
+    const k = Math.floor((r.left - b.left + gap / 2) / (width + gap));
+    return r.right > b.left + k * (width + gap) + width + 0.5;
+  }).length;
+}"""
+
+
+def test_every_formula_of_the_handout_stays_inside_its_column(tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    page_file = tmp_path / "handout.html"
+    page_file.write_text(handout.handout_html(lesson_text.lesson_parts(CHAPTER), VALUES, slides.mathjax_script()))
+    with sync_playwright() as driver:
+        chromium = driver.chromium.launch(executable_path=browser(), args=["--no-sandbox", "--disable-gpu"])
+        page = chromium.new_page(viewport={"width": handout.PRINTED_PX, "height": 1000})  # as it prints
+        page.emulate_media(media="print")
+        page.goto(page_file.as_uri(), wait_until="load")
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("() => MathJax.startup.promise")
+        formulas, outside = page.evaluate("() => document.querySelectorAll('.columns mjx-container').length"), \
+            page.evaluate(OUTSIDE_COLUMNS)
+        chromium.close()
+    assert formulas > 20 and outside == 0
+
+
+def test_a_handout_with_a_formula_too_wide_for_its_column_is_refused(tmp_path):
+    parts = lesson_text.lesson_parts(CHAPTER)
+    wide = {**parts, "formulas": parts["formulas"] + "\n- Too wide: $" + " + ".join(f"x_{{{k}}}" for k in range(120))
+            + "$."}
+    with pytest.raises(ValueError, match="past their column"):
+        handout.write_handout(wide, VALUES, tmp_path / "handout.pdf", browser())
 
 
 def test_a_handout_that_runs_past_one_page_is_refused(tmp_path):
