@@ -44,10 +44,10 @@ def argument_sentence(theory: str) -> str:
     text = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
     if covered:
         text += (f": the theorems of the paper's §4 with their restatements in its App. A (Theorems "
-                 f"{', '.join(map(str, covered[:-1]))} and {covered[-1]}), each proved or corrected; the "
-                 f"attention-native claims of §6 are empirical and are checked on the evidence pages")
-    return text + ", each with its proof and, where a statement can be checked numerically, a check computed on " \
-                  "the page."
+                 f"{', '.join(map(str, covered[:-1]))} and {covered[-1]}), each proved or corrected")
+    text += ", each with its proof and, where a statement can be checked numerically, a check computed on the page."
+    return text + (" The attention-native claims of §6 are empirical and are checked on the evidence pages."
+                   if covered else "")
 
 
 # --- the numbers the abstract and the findings quote -------------------------------------------------------------
