@@ -110,23 +110,6 @@ def legend_below(fig, ax, ncol: int = 2, title: str | None = None) -> None:
                                           frameon=False, title=title), ncol)
 
 
-def direct_labels(ax, points: dict, color: str) -> None:
-    """Name each point of ``points`` (name -> (x, y)) beside it, trying above, below and further off until its
-    text comes no closer than half a letter to an earlier label (labels placed by x, left to right)."""
-    renderer = ax.figure.canvas.get_renderer()
-    placed = []
-    for name, (x, y) in sorted(points.items(), key=lambda item: item[1][0]):
-        for dy in (6, -16, 20, -30, 34, -44):
-            label = ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, dy), fontsize=SMALL, color=color)
-            box = label.get_window_extent(renderer).padded(0.5 * SMALL)  # a gap of half a letter's size
-            if not any(box.overlaps(other) for other in placed):
-                break
-            label.remove()
-        else:
-            label = ax.annotate(name, (x, y), textcoords="offset points", xytext=(4, 6), fontsize=SMALL, color=color)
-        placed.append(label.get_window_extent(renderer).padded(0.5 * SMALL))
-
-
 def fit_columns(fig, draw, ncol: int):
     """Draw a legend with ``draw(ncol)``, and again with fewer columns while it is wider than the figure (a
     wider legend would widen the saved image and shrink all its text on a phone). Returns the legend."""

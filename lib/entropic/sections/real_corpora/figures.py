@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine.corpus import corpora
-from ...report import figures
+from ...report import figures, labels
 from . import grid, long_run
 from .analysis import cells, per_seed
 from .grid import main_budget
@@ -27,13 +27,12 @@ def figure_prediction(results):
         x = pred.loc[stats_.index, MAIN.predictor] * (1 + 0.015 * (i - (len(widths) - 1) / 2))
         ax.errorbar(x, stats_["mean"], yerr=[stats_["mean"] - stats_["min"], stats_["max"] - stats_["mean"]],
                     fmt=figures.MARKERS[i], color=f"C{i}", capsize=3, ms=6, label=f"width {width}")
-        if i == len(widths) - 1:  # the corpora named beside the widest points, no two names overlapping
-            ax.figure.canvas.draw()
-            figures.direct_labels(ax, {name: (x[name], stats_.loc[name, "mean"]) for name in stats_.index},
-                                  f"C{i}")
+        if i == len(widths) - 1:  # the corpora named beside the widest points
+            named = {name: (x[name], stats_.loc[name, "mean"]) for name in stats_.index}
     ax.set(xlabel=f"predicted rank: {NAMES[MAIN.predictor]}", ylabel=f"measured {RANK}\n(per head, seed mean)")
     fig.tight_layout()
     figures.legend_below(fig, ax, ncol=len(widths))
+    labels.direct_labels(ax, named, f"C{len(widths) - 1}")  # last: clear of every marker and bar, inside the frame
     return fig
 
 
