@@ -2,8 +2,10 @@
 ``.ci/run`` runs after ``make test``): every page at most ``reader.TALLEST`` px tall at 1280 px with its folds
 closed, no code name in its prose, one verdict per claim across pages; the PDF a preprint (a title page with the
 abstract, a contents page with page numbers, no page that holds only a caption, the main text before the
-appendices at most ``MAIN_PAGES`` pages). Skipped unless ``ENTROPIC_PAPER_BOOK`` is set: the paper book takes
-minutes to build, and ``make test`` builds the tiny one."""
+appendices at most ``MAIN_PAGES`` pages; no web control, the abstract once, no page under ``printed.LEAST``
+characters but the title page, no heading at a page's foot, the evidence appendix at most half of it). Skipped
+unless ``ENTROPIC_PAPER_BOOK`` is set: the paper book takes minutes to build, and ``make test`` builds the tiny
+one."""
 
 import functools
 import http.server
@@ -14,6 +16,7 @@ import unicodedata
 
 import pytest
 
+import printed as printed_book
 import reader
 from entropic import paths
 from entropic.publish import site
@@ -91,3 +94,22 @@ def test_no_page_of_the_pdf_holds_only_a_caption_and_the_main_text_fits_sixty_pa
     assert appendix <= MAIN_PAGES, f"the main text runs to page {appendix}"
     assert any(text.startswith("Appendix: the evidence") for text in printed)
     assert not any("Show code cell" in text or "Hide code cell" in text for text in printed)  # no web controls
+
+
+def test_the_pdf_is_a_document_the_abstract_once_no_web_control_no_nearly_empty_page_no_heading_at_a_foot(printed):
+    assert not printed_book.web_controls(printed)
+    abstract = re.search(r"Abstract\. (.{60})", printed[0])[1]  # its opening words, on the title page
+    assert sum(text.count(abstract) for text in printed) == 1
+    assert not printed_book.short_pages(printed)
+    single_page = paths.ROOT / "_build" / "singlehtml" / "whole-book.html"
+    assert not printed_book.orphaned_headings(PDF, single_page)
+    assert not printed_book.captions_apart(PDF, single_page)  # a figure's caption printed apart from it
+
+
+def test_the_evidence_appendix_holds_proofs_tables_and_figures_and_is_at_most_half_the_pdf(printed):
+    start = printed_book.appendix_start(printed)
+    assert len(printed) - start + 1 <= len(printed) / 2, f"the appendix runs from page {start} of {len(printed)}"
+    appendix = " ".join(printed[start - 1:])
+    assert "Proof." in appendix and "Table R" in appendix and "Figure R" in appendix
+    whole = " ".join(printed)
+    assert "Where the numbers of" not in whole and "Re-run this section" not in whole

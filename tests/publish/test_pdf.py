@@ -1,5 +1,7 @@
 """The whole book as one PDF (publish/pdf.py, `make pdf`), printed from the tiny book: every chapter on
-a page of its own, every table and figure number of the HTML book in its text, math typeset."""
+a page of its own, every table and figure number of the HTML book in its text, math typeset; a document, not a web
+page (``printed``): no web control, the abstract once, no nearly empty page, no heading at a page's foot, and an
+appendix of the folds' proofs, tables and figures that is at most half of it."""
 
 import html
 import re
@@ -8,6 +10,7 @@ import unicodedata
 import pytest
 import yaml
 
+import printed
 from entropic.publish import build as book
 from entropic.publish import pdf
 
@@ -16,7 +19,7 @@ NUMBER = re.compile(r"(?:Table|Figure) R\d+\.\d+")
 
 
 @pytest.fixture(scope="session")  # session: built once per process, however its tests interleave with others
-def printed(tiny_book, tiny_html):
+def printed_book(tiny_book, tiny_html):
     """The tiny book's PDF (built after the HTML, which shares its doctrees) and its text, page by page."""
     from pypdf import PdfReader
 
@@ -28,8 +31,8 @@ def printed(tiny_book, tiny_html):
     return path, [page.extract_text() for page in PdfReader(path).pages]
 
 
-def test_every_chapter_starts_a_page_of_its_own(printed, tiny_book):
-    _, pages = printed
+def test_every_chapter_starts_a_page_of_its_own(printed_book, tiny_book):
+    _, pages = printed_book
     whole = (tiny_book / "_build" / "singlehtml" / "whole-book.html").read_text()
     titles = [re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", title))).replace("#", "").strip()
               for title in re.findall(r'<span id="document-[^"]+"></span><section[^>]*>\s*<h\d[^>]*>(.*?)</h\d>',
@@ -44,8 +47,8 @@ def test_every_chapter_starts_a_page_of_its_own(printed, tiny_book):
     assert len(titles) < len(pages) < 60 * len(titles)  # and nothing ran away (a table printed one cell a page)
 
 
-def test_every_table_and_figure_number_of_the_html_book_is_in_the_pdf(printed, tiny_html):
-    _, pages = printed
+def test_every_table_and_figure_number_of_the_html_book_is_in_the_pdf(printed_book, tiny_html):
+    _, pages = printed_book
     html = {n for page in tiny_html.parent.rglob("*.html") if "_static" not in page.parts
             for n in NUMBER.findall(page.read_text())}
     assert len(html) >= 20 and any(n.startswith("Figure") for n in html) and any(n.startswith("Table") for n in html)
@@ -53,8 +56,8 @@ def test_every_table_and_figure_number_of_the_html_book_is_in_the_pdf(printed, t
     assert html <= set(NUMBER.findall(text)), sorted(html - set(NUMBER.findall(text)))
 
 
-def test_the_pdf_opens_with_the_books_title_and_shows_typeset_math(printed, tiny_book):
-    path, pages = printed
+def test_the_pdf_opens_with_the_books_title_and_shows_typeset_math(printed_book, tiny_book):
+    path, pages = printed_book
     assert path.read_bytes().startswith(b"%PDF")
     assert "Entropic Bound" in pages[0]
     assert not any("\\frac" in text or "$$" in text for text in pages)  # MathJax typeset every equation
@@ -63,3 +66,29 @@ def test_the_pdf_opens_with_the_books_title_and_shows_typeset_math(printed, tiny
 def test_only_the_html_and_single_page_builders_exist():
     with pytest.raises(ValueError, match="builder"):
         book.build(builder="latex")
+
+
+def test_the_pdf_prints_no_web_control_and_the_abstract_once(printed_book):
+    pages = printed.page_texts(printed_book[0])
+    assert not printed.web_controls(pages)
+    abstract = re.search(r"Abstract\. (.{60})", pages[0])[1]  # its opening words, on the title page
+    assert sum(text.count(abstract) for text in pages) == 1
+
+
+def test_no_page_is_nearly_empty_no_heading_ends_a_page_and_no_caption_opens_one(printed_book, tiny_book):
+    path = printed_book[0]
+    pages = printed.page_texts(path)
+    assert not printed.short_pages(pages)
+    single_page = tiny_book / "_build" / "singlehtml" / "whole-book.html"
+    assert not printed.orphaned_headings(path, single_page)
+    assert not printed.captions_apart(path, single_page)
+
+
+def test_the_appendix_prints_proofs_tables_and_figures_not_every_fold_and_is_at_most_half_the_book(printed_book):
+    pages = printed.page_texts(printed_book[0])
+    start = printed.appendix_start(pages)
+    assert len(pages) - start + 1 <= len(pages) / 2
+    appendix = " ".join(pages[start - 1:])
+    assert "Proof." in appendix and "Table R" in appendix and "Figure R" in appendix
+    whole = " ".join(pages)  # provenance and re-run commands stay on the web pages
+    assert "Where the numbers of" not in whole and "Re-run this section" not in whole

@@ -3,8 +3,10 @@
 ``make pdf`` renders the pages as ``make book`` does, builds the book as one HTML page (Jupyter Book's
 ``singlehtml`` builder, with this build's configuration: ``site.book_config``), opens it in Debian's
 ``chromium`` through Playwright (no browser download), waits for MathJax to typeset every equation, and
-prints it on A4 with page numbers: ``_build/pdf/entropic-bound.pdf``. The print style
-(``_assets/print.css``) starts every chapter on a new page and leaves out the site's navigation.
+prints it on A4 with page numbers: ``_build/pdf/entropic-bound.pdf``. Before it prints, ``preprint`` turns the page
+into a preprint (a title page with the abstract, contents with page numbers, the chapters without their folds, and
+an appendix with the folds' proofs, tables and figures); the print style (``_assets/print.css``) starts every chapter
+on a new page and leaves out the site's navigation.
 
 This module is also the Sphinx extension the single-page build loads (:func:`setup`).
 """
@@ -21,80 +23,10 @@ from pathlib import Path
 import yaml
 
 from .. import paths
-from . import build, site
+from . import build, preprint, site
 
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555">'
           '<span class="pageNumber"></span></div>')
-
-# The printed book is a preprint: the site's controls leave, the chapters are numbered as the contents number
-# them, and what the web page folds (evidence blocks, provenance, folded outputs, the exercises' solutions) moves,
-# open, into an appendix part at the end, one section per chapter, each chapter saying where its evidence went.
-# A title page with the
-# abstract and a contents page with page numbers come first (``preprint``). Run in the printed page before
-# printing; it returns the chapters' titles in order.
-PREPRINT = r"""(front) => {
-  const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
-  $$('.headerlink, .copybtn, .toggle-button, button, .sd-summary-state-marker, .sd-summary-chevron-right, '
-     + '.sd-summary-chevron-down, .dropdown-launch-buttons, .article-header-buttons, .onlyprint, script')
-    .forEach(e => e.remove());  // .onlyprint: the theme's printed title and page contents (the preprint has its own)
-  $$('.toggle-hidden').forEach(e => e.classList.remove('toggle-hidden'));  // solutions print (in the appendix)
-  const body = document.querySelector('.bd-article') || document.body;
-  const chapters = $$('span[id^="document-"] + section', body);
-  const appendix = document.createElement('section');
-  appendix.className = 'evidence-appendix';
-  appendix.innerHTML = '<h1 class="preprint-part">Appendix: the evidence</h1><p>What each web page folds beneath its '
-    + 'findings (configuration, specification tables, further figures, trajectories, provenance, re-run commands, '
-    + 'the solutions of the exercises), printed here in the order of the chapters.</p>';
-  const titles = [];
-  chapters.forEach((chapter, k) => {
-    const heading = [...chapter.children].find(e => /^H[1-6]$/.test(e.tagName));  // its title, at any depth
-    const title = heading ? heading.textContent.replace(/#$/, '').trim() : `Chapter ${k + 1}`;
-    titles.push(title);
-    if (heading) {
-      const mark = document.createElement('span');
-      mark.className = 'preprint-marker'; mark.textContent = `@@chapter-${k + 1}@@`;
-      heading.prepend(mark);
-    }
-    const FOLDS = 'details.evidence, details.provenance, div.evidence, div.provenance, details.hide, div.solution';
-    const folded = $$(FOLDS, chapter).filter(e => !e.parentElement.closest(FOLDS));
-    if (!folded.length) return;
-    const part = document.createElement('section');
-    part.className = 'evidence-chapter';
-    part.innerHTML = `<h2>Evidence for ${title}</h2>`;
-    folded.forEach(e => {
-      $$('details', e).concat(e.matches('details') ? [e] : []).forEach(d => { d.open = true; });
-      part.appendChild(e);
-    });
-    const note = document.createElement('p');
-    note.className = 'evidence-note';
-    note.textContent = `The evidence of this chapter (${folded.length} blocks the web page folds) is printed in the `
-      + `appendix, under "Evidence for ${title}".`;
-    chapter.appendChild(note);
-    appendix.appendChild(part);
-  });
-  body.appendChild(appendix);
-  const page = document.createElement('section');
-  page.className = 'preprint-front';
-  const abstract = document.querySelector('.abstract');
-  page.innerHTML = `<div class="title-page"><h1>${front.title}</h1><p class="subtitle">${front.subtitle}</p>`
-    + `<p class="meta">${front.meta}</p>` + (abstract ? `<h2>Abstract</h2>${abstract.innerHTML}` : '') + '</div>'
-    + '<div class="contents-page"><h2>Contents</h2><ol class="contents">'
-    + titles.map((t, k) => `<li><span class="entry">${t}</span>`
-                           + `<span class="page" data-chapter="${k + 1}">000</span></li>`).join('')
-    + '<li><span class="entry">Appendix: the evidence</span><span class="page" data-chapter="evidence">000</span></li>'
-    + '</ol></div>';
-  const marker = document.createElement('span');
-  marker.className = 'preprint-marker'; marker.textContent = '@@chapter-evidence@@';
-  appendix.querySelector('h1').prepend(marker);
-  body.prepend(page);
-  document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; });
-  return titles;
-}"""
-# The second pass: the contents get the page numbers the first pass found, and the markers leave.
-NUMBER_PAGES = r"""(pages) => {
-  document.querySelectorAll('.contents .page').forEach(e => { e.textContent = pages[e.dataset.chapter] ?? ''; });
-  document.querySelectorAll('.preprint-marker').forEach(e => e.remove());
-}"""
 
 
 def chromium(install: bool = True) -> str:
@@ -111,7 +43,7 @@ def chromium(install: bool = True) -> str:
 
 def print_pdf(index: Path, target: Path, front: dict[str, str] | None = None, timeout_ms: int = 120_000) -> Path:
     """Print the HTML page ``index`` to ``target`` with Chromium, after MathJax has typeset it, as a preprint
-    (``PREPRINT``): ``front`` holds the title page's title, subtitle and metadata line. Printed twice: the first
+    (``preprint``): ``front`` holds the title page's title, subtitle and metadata line. Printed twice: the first
     print finds the page each chapter starts on, the second prints the contents with those numbers."""
     from playwright.sync_api import sync_playwright
 
@@ -124,7 +56,7 @@ def print_pdf(index: Path, target: Path, front: dict[str, str] | None = None, ti
         try:
             page = browser.new_page()
             page.goto(index.resolve().as_uri(), wait_until="load", timeout=timeout_ms)
-            page.evaluate(PREPRINT, front)
+            page.evaluate(preprint.PREPRINT, preprint.arguments(front))
             page.wait_for_function("() => [...document.images].every(i => i.complete)", timeout=timeout_ms)
             page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
                                    timeout=timeout_ms)
@@ -134,7 +66,7 @@ def print_pdf(index: Path, target: Path, front: dict[str, str] | None = None, ti
                            header_template="<span></span>", footer_template=FOOTER,
                            margin={"top": "18mm", "bottom": "18mm", "left": "20mm", "right": "20mm"})
             page.pdf(path=str(target), **options)
-            page.evaluate(NUMBER_PAGES, chapter_pages(target))
+            page.evaluate(preprint.NUMBER_PAGES, chapter_pages(target))
             page.pdf(path=str(target), **options)
         finally:
             browser.close()
@@ -142,7 +74,7 @@ def print_pdf(index: Path, target: Path, front: dict[str, str] | None = None, ti
 
 
 def chapter_pages(path: Path) -> dict[str, int]:
-    """The page (1-based) each chapter marker of a first print (``PREPRINT``) stands on."""
+    """The page (1-based) each chapter marker of a first print (``preprint.PREPRINT``) stands on."""
     from pypdf import PdfReader
 
     found = {}

@@ -1,0 +1,99 @@
+"""What a reader of the printed book (``publish.pdf``) must never meet, read from the PDF itself and, for its
+headings, from the single page it was printed from. ``test_pdf`` runs these on the tiny book's PDF,
+``test_paper_book`` on the paper book's; each returns the problems it finds, an empty list when there are none.
+
+- ``web_controls``: a web page's control or a sentence about clicking, printed ("Hide the figure", "click");
+- ``short_pages``: a page under ``LEAST`` characters, the title page excepted (a line or two that spilled over);
+- ``orphaned_headings``: a heading that is the last thing on its page (what it heads starts on the next);
+- ``captions_apart``: a figure's caption at the head of a page (its figure, above it, on the page before);
+- ``appendix_start``: the page the evidence appendix starts on.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path
+
+LEAST = 150  # characters: a page with less holds a line or two that spilled over
+WEB_WORDS = re.compile(r"\b(?:Hide|Show) (?:the |code|cell|output|recovery)|\bclick|\bToggle\b|Copy to clipboard")
+APPENDIX = "Appendix: the evidence"
+FOOTER_PT = 30  # the page number stands below this height (points from the page's foot); the text above it
+
+
+def _words(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def page_texts(pdf: Path) -> list[str]:
+    """Each page's text, its whitespace collapsed and its ligatures undone."""
+    from pypdf import PdfReader
+
+    return [_words(page.extract_text() or "") for page in PdfReader(pdf).pages]
+
+
+def web_controls(texts: list[str]) -> list[str]:
+    return [f"page {k}: {text[max(0, m.start() - 40):m.end() + 40]!r}" for k, text in enumerate(texts, start=1)
+            for m in WEB_WORDS.finditer(text)]
+
+
+def short_pages(texts: list[str]) -> list[str]:
+    """Pages (the title page excepted) with less than ``LEAST`` characters, their footer's page number included."""
+    return [f"page {k}: {len(text)} characters: {text!r}" for k, text in enumerate(texts, start=1)
+            if k > 1 and len(text) < LEAST]
+
+
+def headings(single_page: Path) -> set[str]:
+    """The headings the book can print, without spaces (a PDF's text breaks and joins words freely): every heading and
+    fold title of the single-page build, and the appendix's "Evidence for" headings of the chapters."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(single_page.read_text(), "html.parser")
+    found = {_words(h.get_text(" ")).rstrip("#").strip() for h in soup.select("h1, h2, h3, h4, h5, h6, summary")}
+    found |= {f"Evidence for {h}" for h in found}
+    return {h.replace(" ", "") for h in found if len(h) > 3}
+
+
+def _text_top_to_bottom(page) -> str:
+    """A page's text in reading order from its top to its foot (figures' text included), without its footer."""
+    pieces = []
+
+    def visit(text, cm, tm, font, size):
+        if text.strip():
+            pieces.append((cm[5] + tm[5] * cm[3], text))
+
+    page.extract_text(visitor_text=visit)
+    return _words("".join(text for y, text in sorted(pieces, key=lambda p: -p[0]) if y > FOOTER_PT))
+
+
+def orphaned_headings(pdf: Path, single_page: Path) -> list[str]:
+    """Pages whose last text (lowest on the page, above the footer) is a heading of the book."""
+    from pypdf import PdfReader
+
+    known = headings(single_page)
+    problems = []
+    for k, page in enumerate(PdfReader(pdf).pages, start=1):
+        text = _text_top_to_bottom(page).replace(" ", "")
+        problems += [f"page {k} ends on the heading {h!r}" for h in known if text and text.endswith(h)]
+    return problems
+
+
+def captions_apart(pdf: Path, single_page: Path) -> list[str]:
+    """Pages whose first text (from the top) is a figure's caption: the figure stands above its caption, so it was
+    printed on the page before. Captions are known by their opening words in the single-page build."""
+    from bs4 import BeautifulSoup
+    from pypdf import PdfReader
+
+    soup = BeautifulSoup(single_page.read_text(), "html.parser")
+    openings = {_words(c.get_text(" "))[:30].replace(" ", "") for c in soup.select("figure > figcaption")
+                if not c.find_parent("figure", class_="entropic-table")}
+    problems = []
+    for k, page in enumerate(PdfReader(pdf).pages, start=1):
+        text = _text_top_to_bottom(page).replace(" ", "")
+        problems += [f"page {k} opens on the caption {text[:40]!r}" for o in openings if o and text.startswith(o)]
+    return problems
+
+
+def appendix_start(texts: list[str]) -> int:
+    """The page (1-based) the evidence appendix starts on (the contents name it too: the first page after them)."""
+    return next(k for k, text in enumerate(texts, start=1) if text.startswith(APPENDIX))
