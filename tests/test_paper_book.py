@@ -113,3 +113,14 @@ def test_the_evidence_appendix_holds_proofs_tables_and_figures_and_is_at_most_ha
     assert "Proof." in appendix and "Table R" in appendix and "Figure R" in appendix
     whole = " ".join(printed)
     assert "Where the numbers of" not in whole and "Re-run this section" not in whole
+
+
+def test_a_book_built_where_no_repository_is_named_names_no_repository_address():
+    if site.repository_url() is not None:
+        pytest.skip("this build names the repository it is published from")
+    if not (HTML / "index.html").is_file():
+        pytest.fail(f"no paper book at {HTML}: run make book first (make check does)")
+    found = [f"{path.relative_to(HTML)}: {m[0]}" for path in HTML.rglob("*")
+             if path.suffix in (".html", ".ipynb") and not {"_static", "_downloads"} & set(path.parts)
+             for m in re.finditer(r"https://github\.com/[\w.-]+/[\w.-]+|git\+https://[^\s\"']+", path.read_text())]
+    assert not found, "\n".join(found[:20])

@@ -1,6 +1,7 @@
 """What the published book says about itself (publish/site.py) and what launches from it
 (publish/launch.py): the footer of every page, the repository and issue buttons, launch links that name
-the page's own notebook, notebooks that install the commit the page names, and Binder's environment."""
+the page's own notebook, notebooks that install the commit the page names, and Binder's environment; and a book
+built where no repository is named (as committed, and in the tests' session) linking none."""
 
 import json
 import re
@@ -11,6 +12,8 @@ import pytest
 from entropic import __version__, paths
 from entropic.publish import launch, site
 
+REPOSITORY_LINK = re.compile(r'href="https://github\.com/[\w.-]+/[\w.-]+(?:/(?:blob|tree|commit|issues)[^"]*)?"')
+
 # --- units ---------------------------------------------------------------------------------------------
 
 def test_the_repository_comes_from_the_workflow_else_the_configuration(monkeypatch):
@@ -20,7 +23,49 @@ def test_the_repository_comes_from_the_workflow_else_the_configuration(monkeypat
     with pytest.raises(ValueError, match="not a url"):
         site.repository_url()
     monkeypatch.delenv("ENTROPIC_REPOSITORY")
-    assert site.repository_url().startswith("https://github.com/")
+    assert site.repository_url() is None  # as committed, _config.yml names none: the workflow or a publisher does
+
+
+def _config_with(tmp_path, url: str):
+    """A book root whose _config.yml is the project's with ``repository.url`` set to ``url``."""
+    import yaml
+
+    config = yaml.safe_load((paths.ROOT / "_config.yml").read_text())
+    config["repository"]["url"] = url
+    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
+    return tmp_path
+
+
+def test_a_book_built_where_no_repository_is_named_links_none(monkeypatch, tmp_path):
+    import yaml
+
+    monkeypatch.delenv("ENTROPIC_REPOSITORY", raising=False)
+    root = _config_with(tmp_path, "")
+    built = yaml.safe_load(site.book_config(root, tmp_path / "built.yml").read_text())
+    assert built["repository"]["url"] == ""  # not Jupyter Book's default, which names its own repository
+    assert not built["html"]["use_repository_button"] and not built["html"]["use_issues_button"]
+    assert not built["launch_buttons"]["binderhub_url"] and not built["launch_buttons"]["colab_url"]
+    footer = built["html"]["extra_footer"]
+    assert re.findall(r'href="([^"]+)"', footer) == [site.TEXT_LICENSE[1], site.PDF_LINK]  # the licence, the PDF
+    assert "code: MIT" in footer and "from commit" in footer and "github" not in footer
+    cell = launch.setup_cell("surrogate", "paper", None, "f" * 40)
+    assert "git+" not in cell and "http" not in cell and "pip install -e ." in cell
+    assert "url" not in site.citation(None).split("@misc")[0]  # the reproduction's entry names no address
+    with pytest.raises(ValueError, match=r"repository\.url"):
+        site.published_repository(root)
+
+
+def test_a_published_book_links_the_repository_it_is_published_from(monkeypatch, tmp_path):
+    import yaml
+
+    monkeypatch.delenv("ENTROPIC_REPOSITORY", raising=False)
+    root = _config_with(tmp_path, "https://github.com/publisher/entropic")
+    built = yaml.safe_load(site.book_config(root, tmp_path / "built.yml").read_text())
+    assert built["repository"]["url"] == "https://github.com/publisher/entropic"
+    assert built["html"]["use_repository_button"] and built["launch_buttons"]["binderhub_url"]
+    monkeypatch.setenv("ENTROPIC_REPOSITORY", "https://github.com/workflow/entropic")  # the workflow replaces it
+    assert site.published_repository(root) == "https://github.com/workflow/entropic"
+    assert "url     = {https://github.com/workflow/entropic}" in site.citation(site.repository_url(root))
 
 
 def test_the_commit_is_the_workflows_else_the_clones(monkeypatch):
@@ -36,6 +81,8 @@ def test_the_footer_names_licences_version_date_commit_and_pdf():
                  f'href="{site.PDF_LINK}"'):
         assert part in text, part
     assert "commit" not in site.footer("https://github.com/o/r", None, "2026-12-01")
+    unpublished = site.footer(None, "b" * 40, "2026-12-01")
+    assert f"from commit {'b' * 7}" in unpublished and "/commit/" not in unpublished and "LICENSE" not in unpublished
 
 
 def test_every_page_links_the_pdf_at_the_sites_root_relative_to_itself():
@@ -82,7 +129,7 @@ def _pages(html_root):
 
 
 @pytest.mark.integration
-def test_every_page_has_the_footer_and_the_repository_and_issue_buttons(tiny_html):
+def test_every_page_has_the_footer_and_the_repository_and_issue_buttons_of_a_named_repository(tiny_html):
     repository, sha = site.repository_url(), site.commit()
     pages = _pages(tiny_html.parent)
     assert len(pages) >= 10
@@ -92,6 +139,9 @@ def test_every_page_has_the_footer_and_the_repository_and_issue_buttons(tiny_htm
         assert footer is not None, page
         assert "CC BY 4.0" in footer[1] and ">MIT<" in footer[1] and f"entropic {__version__}" in footer[1], page
         assert re.search(r"built \d{4}-\d{2}-\d{2}", footer[1]), page
+        if repository is None:  # built where none is named (the tests' session): no link into any repository
+            assert not REPOSITORY_LINK.search(text), (page, REPOSITORY_LINK.search(text)[0])
+            continue
         if sha:
             assert f"{repository}/commit/{sha}" in footer[1], page
         assert f'href="{repository}"' in text, page  # the repository button
@@ -106,9 +156,12 @@ def test_every_launch_link_names_the_pages_own_notebook_which_installs_the_commi
     for page in pages:
         text, name = page.read_text(), page.stem
         links = re.findall(r'href="(https://(?:mybinder\.org|colab\.research\.google\.com)[^"]+)"', text)
+        notebook = nbformat.read(tiny_book / "build" / "sections" / f"{name}.ipynb", as_version=4)
+        if repository is None:  # nothing to launch from, nothing to install from
+            assert not links and "git+" not in notebook.cells[0].source, page
+            continue
         assert len(links) == 2, page
         assert all(link.endswith(f"build/sections/{name}.ipynb") for link in links), links
-        notebook = nbformat.read(tiny_book / "build" / "sections" / f"{name}.ipynb", as_version=4)
         setup = notebook.cells[0]
         assert "entropic-setup" in setup.metadata["tags"], name
         installs = re.search(r'"(entropic(?:\[book\])? @ git\+[^"]+)"', setup.source)[1]
@@ -120,9 +173,11 @@ def test_every_launch_link_names_the_pages_own_notebook_which_installs_the_commi
 
 
 @pytest.mark.integration
-def test_the_assembled_site_serves_the_notebooks_where_the_launch_buttons_look(tiny_html, tiny_book, tmp_path):
+def test_the_assembled_site_serves_the_notebooks_where_the_launch_buttons_look(tiny_html, tiny_book, tmp_path,
+                                                                                  monkeypatch):
     pdf = tmp_path / "book.pdf"
     pdf.write_bytes(b"%PDF-1.4\n")
+    monkeypatch.setenv("ENTROPIC_REPOSITORY", "https://github.com/publisher/entropic")  # publishing names one
     out = launch.assemble_site(tmp_path / "site", html=tiny_html.parent, executed=tiny_book / "build" / "sections",
                                pdf=pdf)
     for page in (tiny_html.parent / "build" / "sections").glob("*.html"):
@@ -133,3 +188,7 @@ def test_the_assembled_site_serves_the_notebooks_where_the_launch_buttons_look(t
     assert (out / ".nojekyll").exists()
     with pytest.raises(ValueError, match="make book"):
         launch.assemble_site(tmp_path / "empty", html=tmp_path / "nothing", executed=tmp_path)
+    monkeypatch.delenv("ENTROPIC_REPOSITORY")
+    if site.repository_url() is None:
+        with pytest.raises(ValueError, match="publishing needs"):
+            launch.assemble_site(tmp_path / "unnamed", html=tiny_html.parent, executed=tiny_book / "build" / "sections")

@@ -39,6 +39,20 @@ from entropic import paths
 
 if not paths.IN_CHECKOUT:  # a regular install: results name the commit installed
     os.environ.setdefault("ENTROPIC_COMMIT", "{commit}")"""
+# The same cell in a book built where no repository is named (``site.repository_url`` is None): nothing to install
+# from, so it says where the project comes from instead of naming an address the book was not published at.
+UNPUBLISHED = """# This notebook comes from a book built outside its publishing workflow, which names no repository
+# to install the project from: it runs where the project is installed (pip install -e . in the checkout
+# the book was built from) and computes at the quick profile; the book's own page shows `{shown}`.
+import importlib.util
+import os
+
+if importlib.util.find_spec("entropic") is None:
+    raise ModuleNotFoundError("install the project first: pip install -e . in the checkout this book was built from")
+from entropic import paths
+
+if not paths.IN_CHECKOUT:  # a regular install: results name the commit installed
+    os.environ.setdefault("ENTROPIC_COMMIT", "{commit}")"""
 CORPORA = """
 from entropic.engine.corpus import sources as corpus_sources
 
@@ -63,9 +77,11 @@ def launch_corpora(name: str) -> list[str]:
     return [c for c in chosen if c in CORPUS_NAMES] if isinstance(chosen, tuple) else []
 
 
-def setup_cell(name: str, shown: str, repository: str, sha: str | None) -> str:
-    """The source of the first, hidden cell of page ``name``'s downloadable notebook."""
-    source = SETUP.format(shown=shown, requirement=requirement(name, repository, sha), commit=sha or "unknown")
+def setup_cell(name: str, shown: str, repository: str | None, sha: str | None) -> str:
+    """The source of the first, hidden cell of page ``name``'s downloadable notebook (``UNPUBLISHED``'s where the book
+    names no ``repository``)."""
+    source = (SETUP.format(shown=shown, requirement=requirement(name, repository, sha), commit=sha or "unknown")
+              if repository else UNPUBLISHED.format(shown=shown, commit=sha or "unknown"))
     corpora = launch_corpora(name)
     return source + (CORPORA.format(names=corpora) if corpora else "")
 
@@ -117,7 +133,8 @@ def binder_files(repository: str, sha: str | None, lock: str) -> dict[str, str]:
 
 def assemble_site(out: Path, html: Path = paths.HTML, executed: Path | None = None,
                   pdf: Path | None = None) -> Path:
-    """Lay out the published site in ``out`` (see the module docstring); returns ``out``."""
+    """Lay out the published site in ``out`` (see the module docstring); returns ``out``. Publishing needs the
+    repository (``site.published_repository``: ``ValueError`` without one)."""
     executed = executed or paths.EXECUTED
     notebooks = sorted(executed.glob("*.ipynb"))
     notebooks = [p for p in notebooks if not p.name.endswith((".failed.ipynb", ".input.ipynb", ".running.ipynb"))]
@@ -131,7 +148,7 @@ def assemble_site(out: Path, html: Path = paths.HTML, executed: Path | None = No
     if pdf is not None:
         shutil.copy2(pdf, out / site.PDF_NAME)
     lock = (paths.CHECKOUT / "requirements.lock").read_text()
-    for name, text in binder_files(site.repository_url(), site.commit(), lock).items():
+    for name, text in binder_files(site.published_repository(), site.commit(), lock).items():
         (out / "binder").mkdir(exist_ok=True)
         (out / "binder" / name).write_text(text)
     (out / ".nojekyll").touch()  # serve _static/ and friends as they are

@@ -59,10 +59,7 @@ def provenance_markdown(results, what: str = "the table above") -> str:
     table = provenance_table(results)
     if table.empty:
         return ""
-    try:
-        repository, sha = site.repository_url(), site.commit()
-    except ValueError:
-        repository, sha = None, None
+    repository, sha = site.repository_url(), site.commit()  # no repository named: no link into one
     base = f"{repository}/blob/{sha}" if repository and sha else None
     folder = f"results/{results.label}/{results.section}"
     module = registry.module(results.section)
