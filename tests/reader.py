@@ -11,6 +11,7 @@ each returns the problems it finds as lines, an empty list when there are none.
   whose text is text: each ``<text>`` at the size its figure is drawn); a figure that is not SVG cannot be
   checked and is reported;
 - ``log_lines``: a runner's ``[entropic]`` log line in the page;
+- ``shrunk_figures``: a figure shown below 95 % of its size where the column had room for it (a half column);
 - ``counts_contradicted`` (on the HTML files): the intro quoting counts of the theory page's results that the
   theory page does not have, and the reproducing page placing the criteria where the ledger does not.
 """
@@ -253,3 +254,22 @@ def too_tall(page) -> list[str]:
 def code_in_prose(page) -> list[str]:
     """Code names (``linear_qk``, ``d_model``) in the page's text outside code, math and provenance."""
     return [f"a code name in the prose: {name!r}" for name in page.evaluate(PROSE_CODE)]
+
+
+SHRUNK = r"""() => {
+  const article = document.querySelector('.bd-article');
+  if (!article) return [];  // a page without the book's article (the search page)
+  const column = article.getBoundingClientRect().width;
+  return [...document.querySelectorAll('.bd-article img')].filter(i => i.naturalWidth).map(i => {
+    const shown = i.getBoundingClientRect().width;
+    return {alt: i.alt.slice(0, 60), shown, room: Math.min(i.naturalWidth, column), natural: i.naturalWidth};
+  }).filter(f => f.shown && f.shown < 0.95 * f.room)
+    .map(f => `${f.alt}: shown at ${Math.round(100 * f.shown / f.natural)} % of its size`);
+}"""
+
+
+def shrunk_figures(page) -> list[str]:
+    """Figures shown below 95 % of their size, or of the column's width, where the column had room for more (a
+    figure in half a column shrinks its text below the size it was drawn for). Folds are opened first."""
+    page.evaluate(OPEN_DROPDOWNS)
+    return [f"a figure shrunk: {found}" for found in page.evaluate(SHRUNK)]

@@ -61,6 +61,21 @@ def test_every_page_reads_in_minutes_with_no_code_name_in_its_prose(served):
     assert not problems, "\n".join(problems)
 
 
+def test_every_figure_is_shown_at_its_size_where_the_column_has_room(served):
+    from playwright.sync_api import sync_playwright
+
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for name in pages(HTML):
+            page.goto(f"{served}/{name}", wait_until="load")
+            page.wait_for_timeout(300)
+            problems += [f"{name}: {found}" for found in reader.shrunk_figures(page)]
+        browser.close()
+    assert not problems, "\n".join(problems)
+
+
 def test_every_page_of_the_paper_book_gives_a_claim_one_verdict():
     said = reader.stated_verdicts(HTML)
     assert len(said) >= 40  # the paper's claims, read from the comparison tables, the ledger and the intro
