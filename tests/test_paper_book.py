@@ -18,6 +18,7 @@ import pytest
 
 import printed as printed_book
 import reader
+import sentences
 from entropic import paths
 from entropic.publish import site
 from test_browser import FLAGS, chromium, pages
@@ -80,6 +81,75 @@ def test_every_page_of_the_paper_book_gives_a_claim_one_verdict():
     said = reader.stated_verdicts(HTML)
     assert len(said) >= 40  # the paper's claims, read from the comparison tables, the ledger and the intro
     assert not reader.verdicts_contradicted(HTML)
+
+
+def test_every_sentence_of_the_paper_book_agrees_with_its_tables():
+    problems = (sentences.typed_results(HTML) + sentences.marks_contradicted(HTML)
+                + sentences.abstract_contradicted(HTML) + sentences.configuration_contradicted(HTML)
+                + sentences.grammar(HTML))
+    assert not problems, "\n".join(problems)
+
+
+def _doctored(tmp_path, page: str, edit):
+    """A copy of the built book's ``page`` (and the pages the checks read beside it), edited by ``edit``."""
+    import shutil
+
+    copy = tmp_path / "html"
+    for name in {page, "build/sections/ledger.html", "build/sections/intro.html", "build/sections/real_corpora.html"}:
+        (copy / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(HTML / name, copy / name)
+    target = copy / page
+    edited = edit(target.read_text())
+    assert edited != target.read_text(), f"the doctoring of {page} changed nothing"
+    target.write_text(edited)
+    return copy
+
+
+def _typed(paragraph: str):
+    """An edit that adds ``paragraph`` to a page's article, typed by hand."""
+    return lambda html: html.replace("</article>", f"<p>{paragraph}</p></article>", 1)
+
+
+def _first_open_main_mark_failed(html: str) -> str:
+    """App. B's readings table with the first ○ of its main row turned into ✗, as the layer ranges' once was."""
+    row = re.search(r"<tr[^>]*>\s*<td[^>]*>\s*(?:<p>)?main(?:</p>)?\s*</td>.*?</tr>", html, re.S)
+    return html[:row.start()] + row[0].replace("○", "✗", 1) + html[row.end():] if row else html
+
+
+@pytest.mark.parametrize("page, edit, check, found", [
+    ("build/sections/real_corpora.html", _typed("App. B's layer ranges are not reproduced on our data."),
+     sentences.typed_results, "a verdict typed by hand"),
+    ("build/sections/teaching.html", _typed("App. B finds text models' kernel ranks anti-correlated with corpus "
+                                            "complexity (<a class='reference internal' href='real_corpora.html'>"
+                                            "App. B</a>)."), sentences.typed_results, "anti-correlated"),
+    ("build/sections/teaching.html", _typed("<strong>Take-away.</strong> Data reveal r* exactly for linear attention, "
+                                            "only in part under softmax."), sentences.typed_results, "only in part"),
+    ("build/sections/frontier.html", _typed("On the Table 4 softmax grid alone, 4 pre-training estimators of ours "
+                                            "read r* exactly in every task: each exceeds the limit the paper stated "
+                                            "there."), sentences.typed_results, "a result's direction"),
+    ("build/sections/real_corpora.html", _typed("At width 256 layer 0 reads 25–31, not 13–19."),
+     sentences.typed_results, "'25–31'"),
+    ("build/sections/real_corpora.html", _typed("The predictor's coefficient of variation is 0.67."),
+     sentences.typed_results, "'0.67'"),
+    ("build/sections/text_rank.html", _typed("The sweep took 7.77 h of training."), sentences.typed_results,
+     "'7.77 h'"),
+    ("build/sections/intro.html", lambda html: re.sub(r"fail on our data \([^)]*\)",
+                                                      "fail on our data, all on App. B's data side", html, count=1),
+     sentences.abstract_contradicted, "one side"),
+    ("build/sections/real_corpora.html", _first_open_main_mark_failed, sentences.marks_contradicted,
+     "under the main reading"),
+    ("build/sections/predictability.html", lambda html: html.replace("not stated", "50", 1),
+     sentences.configuration_contradicted, "described as ours"),
+    ("build/sections/text_rank.html", lambda html: re.sub(r"where it states them \(\d+ of \d+\)[^.]*", "", html,
+                                                          count=1), sentences.configuration_contradicted,
+     "calls every parameter the paper's"),
+    ("build/sections/text_rank.html", _typed("These tables and the figures of this page reads 190 stored entries."),
+     sentences.grammar, "a plural subject"),
+])
+def test_the_sentence_check_fails_on_each_contradiction_reintroduced_into_a_real_page(tmp_path, page, edit, check,
+                                                                                       found):
+    problems = check(_doctored(tmp_path, page, edit))
+    assert any(found in p for p in problems), problems
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from entropic import paths
+from entropic.publish import site
 
 ROOT = paths.ROOT
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -60,8 +61,8 @@ def test_one_version_in_pyproject_citation_zenodo_changelog_and_bibtex():
     first = re.search(r"^## (\S+) — (\d{4}-\d{2}-\d{2})$", (ROOT / "CHANGELOG.md").read_text(), re.M)
     assert first is not None and first[1] == version
     assert str(yaml.safe_load((ROOT / "CITATION.cff").read_text())["date-released"]) == first[2]
-    for document in (ROOT / "README.md", paths.notebook_source("intro")):
-        assert re.search(rf"version\s*=\s*\{{{re.escape(version)}\}}", _bibtex_blocks(document)), document
+    assert re.search(rf"version\s*=\s*\{{{re.escape(version)}\}}", _bibtex_blocks(ROOT / "README.md"))
+    assert f"version = {{{version}}}" in site.citation(None)  # the intro's, generated at its build
 
 
 def test_the_bibtex_of_the_readme_and_the_intro_parses_and_names_the_repository_and_the_paper():
@@ -71,10 +72,14 @@ def test_the_bibtex_of_the_readme_and_the_intro_parses_and_names_the_repository_
     cff = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert repository in ("", cff["repository-code"])  # the book's one setting, where set, is the project's address
     paper = cff["references"][0]
-    for document in (ROOT / "README.md", paths.notebook_source("intro")):
-        entries = parse_string(_bibtex_blocks(document), "bibtex").entries
+    readme = _bibtex_blocks(ROOT / "README.md")
+    assert "```{glue:md} intro_citation" in paths.notebook_source("intro").read_text()  # the intro's is generated
+    for document, text in (("README", readme), ("the intro, published", site.citation(cff["repository-code"])),
+                           ("the intro, built elsewhere", site.citation(None))):
+        entries = parse_string(text, "bibtex").entries
         assert set(entries) == {"entropic_reproduction", "entropic_bound"}, document
-        assert entries["entropic_reproduction"].fields["url"] == cff["repository-code"]
+        assert entries["entropic_reproduction"].fields.get("url") == (None if "elsewhere" in document
+                                                                      else cff["repository-code"]), document
         assert entries["entropic_bound"].fields["url"] == paper["url"]
         assert paper["url"].endswith(entries["entropic_bound"].fields["eprint"])
         assert entries["entropic_bound"].fields["title"] == paper["title"]

@@ -17,7 +17,10 @@ from entropic.argument import handout, lesson, lesson_text, slides
 
 CHAPTER = paths.notebook_source("teaching").read_text()
 VALUES = {"teaching_sigma": 0.05, "teaching_noise_sigma": 0.5, "teaching_band_pct": 5.0, "teaching_bound_T_small": 8,
-          "teaching_bound_T_large": 32}  # what the page passes for the words its lesson pastes
+          "teaching_bound_T_large": 32,
+          "teaching_predict_takeaway": "In this miniature data reveal $r^*$ before training for both teachers.",
+          "teaching_predict_summary": "data give it before training for both teachers in the miniature"}
+# what the page passes for the words its lesson pastes
 
 
 def browser() -> str:

@@ -185,6 +185,13 @@ def fold(title: str, body: str) -> str:
     return f"::::{{dropdown}} {text(title)}\n:class-container: evidence\n\n{body.strip()}\n::::\n"
 
 
+def code_block(language: str, code: str) -> "Markdown":
+    """``code`` as a fenced block of ``language``, to glue into a page as MyST (``{glue:md}`` directive)."""
+    from IPython.display import Markdown
+
+    return Markdown(f"```{language}\n{code.rstrip()}\n```")
+
+
 def show_markdown(body: str) -> None:
     """Show ``body`` (MyST Markdown: a generated sentence or paragraph) as the page's own text."""
     from IPython.display import Markdown, display
