@@ -13,6 +13,12 @@ from pathlib import Path
 _SESSION = Path(tempfile.mkdtemp(prefix="entropic-tests-"))
 os.environ["ENTROPIC_RESULTS"] = str(_SESSION / "results")
 os.environ["ENTROPIC_BUILD"] = str(_SESSION / "book" / "build")
+# Each page rendered, book built and PDF printed adds a line to ENTROPIC_BUILD_LOG (publish/build.py:record), in
+# this process and in every command and kernel it starts; under make test's two processes each writes a file of
+# its own beside the run's (the name the first process set), so that the lines written during a test are its own.
+_BUILD_LOG = os.environ.setdefault("ENTROPIC_BUILD_LOG", str(_SESSION / "builds.log"))
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["ENTROPIC_BUILD_LOG"] = f"{_BUILD_LOG}.{os.environ['PYTEST_XDIST_WORKER']}"
 
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
@@ -39,6 +45,60 @@ def pytest_collection_modifyitems(items):
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
+
+
+# What each test built: the lines its setup, call and teardown added to this process's build log travel with its
+# reports (to the first process under make test), and the run ends with their count, the tests that did most first.
+_LOGGED = 0  # lines of this process's build log already given to a report
+_BUILT: dict[str, list[str]] = {}  # test -> the lines it added
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    global _LOGGED
+    report = (yield).get_result()
+    log = Path(os.environ["ENTROPIC_BUILD_LOG"])
+    lines = log.read_text().splitlines() if log.exists() else []
+    if len(lines) > _LOGGED:
+        report.user_properties.append(("built", lines[_LOGGED:]))
+    _LOGGED = len(lines)
+
+
+def pytest_runtest_logreport(report):
+    for name, lines in report.user_properties:
+        if name == "built":
+            _BUILT.setdefault(report.nodeid, []).extend(lines)
+
+
+def _counted(lines: list[str]) -> str:
+    """``render``, ``book`` and ``print`` lines (publish/build.py:record) in words: how many pages rendered, at which
+    profiles, how many books built, by which builder, and how many PDFs printed."""
+    from collections import Counter
+
+    rows = [line.split("\t") for line in lines]
+    renders = Counter(row[2] for row in rows if row[0] == "render")
+    books = Counter(row[1] for row in rows if row[0] == "book")
+    prints = sum(row[0] == "print" for row in rows)
+    return ", ".join([f"pages rendered {sum(renders.values())}"
+                      + (f" ({', '.join(f'{p} {n}' for p, n in sorted(renders.items()))})" if renders else ""),
+                      f"books built {sum(books.values())}"
+                      + (f" ({', '.join(f'{b} {n}' for b, n in sorted(books.items()))})" if books else ""),
+                      f"PDFs printed {prints}"])
+
+
+def pytest_terminal_summary(terminalreporter):
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    write = terminalreporter.write_line
+    terminalreporter.write_sep("=", "pages rendered and books built")
+    write("all tests: " + _counted([line for lines in _BUILT.values() for line in lines]))
+    files: dict[str, list[str]] = {}
+    for test, lines in _BUILT.items():
+        files.setdefault(test.split("::")[0], []).extend(lines)
+    for name, lines in sorted(files.items(), key=lambda item: -len(item[1])):
+        write(f"{name}: {_counted(lines)}")
+    for test, lines in sorted(_BUILT.items(), key=lambda item: -len(item[1]))[:25]:
+        write(f"  {test}: {_counted(lines)}")
 
 
 # The header of a MyST notebook, for tests that write a page of their own.

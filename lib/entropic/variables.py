@@ -50,6 +50,8 @@ VARIABLES = (
              ("book", "run")),
     Variable("ENTROPIC_COMMIT", "the commit a result's provenance records, in a copy without git history",
              COMPUTING),
+    Variable("ENTROPIC_BUILD_LOG", "a file to which each page rendered, book built and PDF printed adds a line (the "
+             "tests count them)", ("book", "run")),
     Variable("ENTROPIC_PAPER_BOOK", "non-empty: the tests of the built paper book run (make check sets it)", ()),
     Variable("ENTROPIC_SKIP_BROWSER", "non-empty: the tests that open a browser are skipped (without it, a missing "
              "chromium fails them)", ()),

@@ -50,6 +50,7 @@ def print_pdf(index: Path, target: Path, front: dict[str, str] | None = None, ti
     if not index.is_file():
         raise ValueError(f"no HTML page at {index}")
     target.parent.mkdir(parents=True, exist_ok=True)
+    build.record("print", str(target))
     front = front or {"title": "", "subtitle": "", "meta": ""}
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"])
