@@ -90,6 +90,7 @@ def beyond(profile: str) -> dict:
         low = outcomes[outcomes["key"] == "low_rank"]
         out |= {"sweep_decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
                 "sweep_supported": int((low["outcome"] == "supported").sum()), "sweep_corpora": len(low),
+                "sweep_spread": int(low["why"].str.startswith("within the seeds' spread").sum()),
                 "sweep_open": int((low["outcome"] == "undecided").sum()),
                 "sweep_missing": int((low["outcome"] == sweep.MISSING).sum()),
                 "sweep_done": len(found.entries), "sweep_asked": len(found.entries) + len(found.missing),
@@ -171,6 +172,7 @@ def _sweep_clause(found: dict, detail: bool = False) -> str:
     decided, corpora = found["sweep_decided"], found["sweep_corpora"]
     waiting = found.get("sweep_missing", 0)
     unsure = found.get("sweep_open", corpora - decided - waiting)
+    spread = found.get("sweep_spread", unsure)
     calibrated = (f", calibrated at known ranks {found['sweep_range'][0]}–{found['sweep_range'][1]},"
                   if found.get("sweep_range") else "")
     if decided == 0:
@@ -180,7 +182,8 @@ def _sweep_clause(found: dict, detail: bool = False) -> str:
         text = (f"a capacity sweep declared in advance{calibrated} finds a low-rank attention-native description "
                 f"of real text in {found['sweep_supported']} of the {decided} "
                 f"{'corpus' if decided == 1 else 'corpora'} it decides")
-    notes = [part for part in (f"{unsure} within the seeds' spread" if unsure else "",
+    notes = [part for part in (f"{spread} within the seeds' spread" if spread else "",
+                               f"{unsure - spread} awaiting the calibration" if unsure > spread else "",
                                f"{waiting} still training" if waiting else "") if part]
     if notes and decided:
         text += f" ({'; '.join(notes)})"

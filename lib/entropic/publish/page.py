@@ -185,7 +185,7 @@ def fold(title: str, body: str) -> str:
     return f"::::{{dropdown}} {text(title)}\n:class-container: evidence\n\n{body.strip()}\n::::\n"
 
 
-def code_block(language: str, code: str) -> "Markdown":
+def code_block(language: str, code: str):
     """``code`` as a fenced block of ``language``, to glue into a page as MyST (``{glue:md}`` directive)."""
     from IPython.display import Markdown
 

@@ -69,7 +69,7 @@ def provenance_markdown(results, what: str = "the table above") -> str:
         first, last = row["first"][:10], row["last"][:10]
         when = first if first == last else f"{first} to {last}"
         plural = {name: "s" if "," in row[name] else "" for name in ("keys", "commits")}
-        counts = row["threads"].split(", ") if row["threads"] else []
+        counts = sorted(row["threads"].split(", "), key=int) if row["threads"] else []  # "1 or 2 threads"
         threads = (f" on {' or '.join(counts)} thread{'' if counts == ['1'] else 's'}" if counts else "")
         lines.append(f"- {int(row['entries'])} job{'' if row['entries'] == 1 else 's'}"
                      + ("" if kind == "—" else f" of kind `{kind}`")

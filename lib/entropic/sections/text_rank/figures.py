@@ -13,21 +13,13 @@ from . import second
 from .spec import ROUTING
 
 
-def shown(found: dict, corpus: str):
-    """The reading a figure draws for ``corpus``: its deciding reading, or while that one is incomplete the first
-    complete one (a row of ``second.readings``), or None."""
-    table = found["readings"]
-    own = table[(table["corpus"] == corpus) & table["complete"]]
-    return own.iloc[0] if len(own) else None
-
-
 def figure_deficiency(students: pd.DataFrame, found: dict, cfg, tokens: int):
     """Validation loss above the full-width student's against the query–key width r (log₂ axis), one panel per
     corpus with a complete reading (the power check's routing corpus first, its kernel's rank marked), as the second
     declaration reads it: seed means with the seeds' range as bars, their non-increasing fit as a line, the reading's
     tolerance τ as a grey band and r̂ as a marker on the top edge; the title names the reading's seeds. The panels
     share both axes, so that the size of a deficiency compares across corpora."""
-    drawn = [(c, row) for c in [ROUTING, *cfg.corpora] if (row := shown(found, c)) is not None]
+    drawn = [(c, row) for c in [ROUTING, *cfg.corpora] if (row := second.shown(found, c)) is not None]
     columns = 2
     rows = max(1, -(-(len(drawn) + 1) // columns))  # one slot more, for the legend
     fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 0.6 + 2.1 * rows), sharex=True, sharey=True,

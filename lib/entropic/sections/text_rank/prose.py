@@ -104,14 +104,15 @@ def _corpus_sentences(found: dict, first: pd.DataFrame, cfg) -> list[str]:
         row = outcomes[outcomes.index.str.startswith(f"{corpus}:")].iloc[0]
         deciding = own[own["decides"]].iloc[0] if (own["decides"]).any() else None
         if deciding is None or not deciding["complete"]:
-            text = f"**{corpus}**: its second reading is not stored yet"
+            text = f"**{corpus}**: {row['outcome']}" + (f" ({row['why']})" if row["why"] else "")
         else:
-            text = f"**{corpus}** ({_reading_words(deciding)}): " + _one_reading(deciding, cfg)
-        text += f"; {row['outcome']}" + (f" ({row['why']})" if row["why"] else "")
+            text = (f"**{corpus}** ({_reading_words(deciding)}): " + _one_reading(deciding, cfg)
+                    + f"; {row['outcome']}" + (f" ({row['why']})" if row["why"] else ""))
         text += f". First declaration: {first_of.get(corpus, MISSING)}"
         beside = [f"{_reading_words(r)}: " + _one_reading(r, cfg, short=True)
                   for _, r in own[~own["decides"] & own["complete"]].iterrows()]
-        out.append(text + (f"; shown beside, {'; '.join(beside)}" if beside else "") + ".")
+        out.append(text + (f"; shown {'beside' if deciding is not None and deciding['complete'] else 'meanwhile'}, "
+                           f"{'; '.join(beside)}" if beside else "") + ".")
     return out
 
 
@@ -146,7 +147,7 @@ def _low_rank_sentence(found: pd.DataFrame, first: pd.DataFrame) -> str:
     if len(open_):
         reasons = {}
         for q, o, why in zip(open_["quantity"], open_["outcome"], open_["why"], strict=True):
-            reasons.setdefault(o if o == MISSING else f"{o}, {why.split(':')[0]}", []).append(q.split(":")[0])
+            reasons.setdefault(o if o == MISSING else f"{o} ({why.split(':')[0]})", []).append(q.split(":")[0])
         text += "; " + "; ".join(f"{_and(n)}: {r}" for r, n in reasons.items())
     _, first_decided, first_names = counted(first)
     return text + (f". The first declaration decided {len(first_decided)} of {len(real)} ("
@@ -207,7 +208,8 @@ def _concentration_sentence(students: pd.DataFrame, found: dict, cfg, budget: in
     recovery would have it."""
     full = students[(students["tokens"] == budget) & (students["rank"] == cfg.widest)]
     energy = full.groupby("corpus")["kernel_energy_rank"].mean().dropna()
-    hats = _deciding(found)["r_hat"].dropna()
+    hats = pd.Series({c: row["r_hat"] for c in [ROUTING, *cfg.corpora]
+                      if (row := second.shown(found, c)) is not None}, dtype=float)
     both = [c for c in [ROUTING, *cfg.corpora] if c in energy.index and c in hats.index]
     if not both:
         return "No full-width student has a stored kernel spectrum to read."

@@ -151,6 +151,14 @@ def _reading(losses: list[np.ndarray], grid: list[int], corpus: str, widest: int
             "agreement": float(np.mean((draws < widest) == (hat < widest))), "fitted": fitted, "grid": grid}
 
 
+def shown(found: dict, corpus: str):
+    """The reading a figure or a sentence shows for ``corpus``: its deciding reading, or while that one is incomplete
+    the first complete one (a row of ``readings``), or None."""
+    table = found["readings"]
+    own = table[(table["corpus"] == corpus) & table["complete"]]
+    return own.iloc[0] if len(own) else None
+
+
 # --- the calibration ---------------------------------------------------------------------------------------------
 
 
@@ -290,4 +298,5 @@ def _predicts(hats: pd.Series, draws: np.ndarray, pred: pd.Series | None, open_:
 
 
 __all__ = ["AGREEMENT", "CONTRADICTED", "LEVEL", "MIXED", "ONE_ENGINE", "RESAMPLES", "SUPPORTED", "calibrated_range",
-           "calibration", "interval", "judge", "read", "readings", "resample", "seed_of", "selected", "variants"]
+           "calibration", "interval", "judge", "read", "readings", "resample", "seed_of", "selected", "shown",
+           "variants"]
