@@ -69,8 +69,8 @@ def spoken(text: str) -> str:
 def lesson_parts(text: str) -> dict:
     """The lesson's parts in the chapter's MyST ``text`` (see the module docstring): ``title``, the ``PARTS`` as
     MyST (of ``path`` its table's rows alone), and ``blocks``, one per section with a picture: ``title``,
-    ``picture`` (its first figure's name), ``alt`` (that figure's alt text, its formulas in words: :func:`spoken`), ``takeaway`` and ``exercises``
-    (``label``, ``title``, ``prompt``)."""
+    ``picture`` (its first figure's name), ``alt`` (that figure's alt text, its formulas in words: :func:`spoken`),
+    ``takeaway`` and ``exercises`` (``label``, ``title``, ``prompt``)."""
     unknown = set(MARK.findall(text)) - {*PARTS, "end"}
     if unknown:
         raise ValueError(f"unknown lesson parts {sorted(unknown)}; expected {PARTS}")
