@@ -2,7 +2,8 @@
 #   make book   render every page from the committed paper-profile results and build the HTML book
 #               (make book PROFILE=quick recomputes the whole book at small size on a CPU, in minutes)
 #   make test   run the test suite
-# and one checks the paper book and its PDF as a reader meets them (CI runs it after make test): make check;
+# and one checks the paper book and its PDF as a reader meets them: make check (CI builds them once, then runs make
+#   test with ENTROPIC_PAPER_BOOK=1, which runs the same checks on that build and reads it instead of building its own);
 # and one prints the book: make pdf (_build/pdf/entropic-bound.pdf, through Debian's chromium);
 # and one writes the teaching chapter's lesson: make slides (build/lesson/: reveal.js slides, a one-page handout).
 # The environment holds the package with its extras: [book] (papermill, Jupyter Book, Playwright),
@@ -55,8 +56,8 @@ pdf: $(STAMP)  ## the whole book as one PDF at PROFILE: _build/pdf/entropic-boun
 slides: $(STAMP)  ## the lesson of the teaching page, rendered at PROFILE: slides that open offline, a one-page handout
 	$(PY) -m entropic.argument.lesson $(PROFILE_FLAG)
 
-test: $(STAMP) $(CFF_STAMP)
-	$(PY) -m pytest -n 2 --dist loadgroup  # two processes; tests sharing a built book or a cluster stay together
+test: $(STAMP) $(CFF_STAMP)  ## two processes (tests sharing a built book or a cluster stay together); the 25 slowest last
+	$(PY) -m pytest -n 2 --dist loadgroup --durations=25
 
 check: $(STAMP)  ## the paper book and its PDF as a reader meets them: heights, one verdict per claim, the preprint
 	$(MAKE) book

@@ -24,6 +24,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 import torch  # noqa: E402
 
+import sandbox  # noqa: E402
 from entropic import paths  # noqa: E402
 from entropic.publish import build as book  # noqa: E402
 
@@ -36,7 +37,7 @@ if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     torch.set_num_threads(_SHARE)
 
 # Tests sharing an expensive module- or session-wide fixture run in one process, which builds it once.
-SHARED = {"tiny_html": "html", "scheduler": "cluster"}
+SHARED = {"tiny_html": "html", "readme_book": "readme book", "scheduler": "cluster"}
 
 
 def pytest_collection_modifyitems(items):
@@ -87,7 +88,7 @@ def _counted(lines: list[str]) -> str:
 
 
 def pytest_terminal_summary(terminalreporter):
-    if os.environ.get("PYTEST_XDIST_WORKER"):
+    if os.environ.get("PYTEST_XDIST_WORKER") or terminalreporter.config.option.collectonly:
         return
     write = terminalreporter.write_line
     terminalreporter.write_sep("=", "pages rendered and books built")
@@ -169,6 +170,32 @@ def tiny_book(tmp_path_factory) -> Path:
 def tiny_html(tiny_book) -> Path:
     """The HTML of the tiny book, built once with warnings as errors: its index.html."""
     return book.build(root=tiny_book, log=lambda *_: None)
+
+
+@pytest.fixture(scope="session")
+def sandbox_template(tmp_path_factory, tiny_book) -> Path:
+    """A copy of the project with every profile tiny, the session's tiny results as every label's and its paper book
+    rendered (``sandbox.template``), where the documented commands run; made once per test run, and each test
+    that changes it works in a copy of its own (``sandbox.copy``)."""
+    return built_once(tmp_path_factory, "sandbox", sandbox.template)
+
+
+@pytest.fixture(scope="session")
+def readme_book(request, tmp_path_factory) -> sandbox.Book:
+    """The book a reader opens, as the README's ``make book`` and ``make pdf`` build it, once per test run for every
+    test that reads it (those of the two commands, the PDF's): built in a copy of the sandbox; or, where
+    ENTROPIC_PAPER_BOOK says that ``make check`` (or ``.ci/run``) has just run the two commands in this checkout,
+    the paper book they left in ``_build/``, read instead of building the sandbox's."""
+    if os.environ.get("ENTROPIC_PAPER_BOOK"):
+        built = sandbox.Book(paths.ROOT, None)
+        for path in (built.html / "index.html", built.single_page, built.pdf):
+            if not path.is_file():
+                pytest.fail(f"ENTROPIC_PAPER_BOOK is set, but there is no {paths.shown(path)}: run make book and "
+                            f"make pdf first (make check does)")
+        return built
+    template = request.getfixturevalue("sandbox_template")
+    return sandbox.built_book(built_once(tmp_path_factory, "readme-book",
+                                         lambda folder: sandbox.build_book(template, folder)))
 
 
 @pytest.fixture(scope="session")

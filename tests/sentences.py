@@ -43,7 +43,7 @@ EVIDENCE_PAGES = ("surrogate", "ladder", "attention_native", "predictability", "
 EVIDENCE_LINK = re.compile(r"(^|/)(" + "|".join(EVIDENCE_PAGES) + r")\.html|#tbl-(" + "|".join(EVIDENCE_PAGES) + ")")
 EVIDENCE_NAME = re.compile(r"App\. [A-D]\b|\bTable (R?\d+(\.\d+)?)\b|§\s?\d")
 NUMBER = re.compile(r"(?<![\w.,])(?:\d+ min \d+ s|\d+(?:\.\d+)?\s?h\b|\d+(?:,\d{3})* s\b|\d+(?:\.\d+)?×|"
-                    r"\d+(?:,\d{3})*(?:\.\d+)?\s?[–-]\s?\d+(?:\.\d+)?|\d+\.\d+\s?%?)(?![\w.])")
+                    r"\d+(?:,\d{3})*(?:\.\d+)?\s?[–-]\s?\d+(?:\.\d+)?|\d+\.\d+\s?%?)(?!\w|\.\d)")
 LABELS = re.compile(r"(Exercises?|Theorems?|Lemmas?|Definitions?|Assumptions?|Corollar(y|ies)|Propositions?|"
                     r"Figures?|Tables?|Parts?|Sections?|Chapters?|eqs?\.|§|CC BY|version|Python|torch|pp?\.)\s*$",
                     re.IGNORECASE)

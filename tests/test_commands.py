@@ -2,28 +2,25 @@
 environment on its PATH), the commands the pages' banners print included; the paper book warns, never
 breaks, when its stored results are missing, stale or corrupt; and a fault of the input is one line.
 
-The commands run in a copy of the project (its files, this virtual environment) whose profiles are all
-replaced by the tiny one, so they finish in seconds. Its results store starts with the tiny results the
-session already computed (every profile being tiny, their job ids are the same under every label), so
-the commands compute only what their own parameters add, and its paper book is rendered once, by ``make
-book``, when the copy is made; the HTML build is skipped (ENTROPIC_NO_HTML) except in the warnings test,
-which builds it once. ``make test`` (this suite) and ``make bench`` (minutes
-of timing) are the two commands not run here.
+The commands run in a copy of the project whose profiles are all replaced by the tiny one (tests/sandbox.py, made once
+per test run with its paper book rendered), so they finish in seconds. ``make book`` and ``make pdf``, which build the
+book a reader opens, run once per test run for these tests and the PDF's (conftest.readme_book: in a copy of the
+sandbox, or the paper book that make check built in this checkout); a command that shows the book at another profile
+(``make book PROFILE=quick``) runs in a copy of its own, so that the other commands find their pages current.
+``make test`` (this suite) and ``make bench`` (minutes of timing) are the two commands not run here.
 """
 
 import json
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import built_once
 from entropic import paths
 from entropic.jobs import runner
 from entropic.publish import build as book
+from sandbox import BOOK_COMMANDS, copy, fresh_shell, run
 
 pytestmark = pytest.mark.integration
 DOCUMENTS = ["README.md", *sorted(str(p.relative_to(paths.ROOT)) for p in paths.BOOK_SOURCES.glob("*.md")),
@@ -50,79 +47,44 @@ def test_the_documents_show_commands_and_each_is_collected():
     assert not [c for c in commands if c.startswith("python")]  # no fresh shell has the project's python on PATH
 
 
-def fresh_shell() -> dict[str, str]:
-    """The environment of a fresh shell: this one's, without the virtual environment (activated or not)."""
-    venv = (paths.ROOT / ".venv").resolve()
-    kept = [p for p in os.environ["PATH"].split(os.pathsep) if p and not Path(p).resolve().is_relative_to(venv)]
-    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
-    return {**env, "PATH": os.pathsep.join(kept)}
-
-
-def _sandbox_template(root: Path) -> None:
-    """The project's files with every profile tiny, the session's tiny results as every label's, and the paper
-    book rendered by ``make book`` (whose output is checked here: it renders every page)."""
-    tracked = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=paths.ROOT,
-                             capture_output=True, text=True, check=True).stdout.split()
-    for name in tracked:
-        if (paths.ROOT / name).is_file():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(paths.ROOT / name, root / name)
-    tiny = (paths.PROFILES / "tiny.yaml").read_text()
-    for profile in (root / "notebooks" / "params").glob("*.yaml"):
-        profile.write_text(tiny)
-    shutil.rmtree(root / "results", ignore_errors=True)
-    for label in ("quick", "paper"):  # every profile is tiny here: the session's tiny results are theirs
-        shutil.copytree(paths.RESULTS / "tiny", root / "results" / label, ignore=shutil.ignore_patterns(".partial"))
-    (root / "build" / "sections").mkdir(parents=True)
-    for page in ("theory", "teaching"):  # pages that compute what they show: current at every profile
-        shutil.copy(paths.EXECUTED / f"{page}.ipynb", root / "build" / "sections" / f"{page}.ipynb")
-    (root / ".venv").symlink_to(paths.ROOT / ".venv")
-    # The copy's install inputs are no newer than the shared environment's stamp, so that make never reinstalls
-    # the project from the copy into that environment (its editable install would then point at the copy).
-    stamp = paths.ROOT / ".venv" / ".installed-stamp"
-    if stamp.exists():
-        for name in MAKE_INPUTS:
-            if (root / name).exists():
-                os.utime(root / name, (stamp.stat().st_mtime - 1, stamp.stat().st_mtime - 1))
-    done = subprocess.run("make book", shell=True, cwd=root, env=_environment(root), capture_output=True, text=True,
-                          timeout=900)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    rendered = {line.split(":")[0].removeprefix("[entropic] ") for line in done.stdout.splitlines()
-                if line.endswith("rendering the page")}
-    assert set(book.toc_sections(root)) <= rendered, done.stdout[-2000:]  # every section page, from its results
-
-
-def _environment(root: Path) -> dict[str, str]:
-    # PYTHONPATH makes the copy's code the one that runs (this virtual environment's install points at the clone).
-    env = {**fresh_shell(), "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
-           "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora")}
-    for name in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD"):
-        env.pop(name, None)
-    return env
+def shows_another_profile(command: str) -> bool:
+    """Whether a command renders the book's pages at a profile other than the book's own (paper), which would leave
+    every page to render again for the next command that builds the book."""
+    return "PROFILE=" in command or "--book-profile" in command
 
 
 @pytest.fixture(scope="module")
-def sandbox(tmp_path_factory, tiny_book):
-    """A copy of the project, every profile tiny, its paper book rendered (the template is built once per test
-    run; each process of ``make test`` works in a copy of its own)."""
-    template = built_once(tmp_path_factory, "sandbox", _sandbox_template)
-    root = tmp_path_factory.mktemp("project")
-    shutil.copytree(template, root, symlinks=True, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".built"))
-    return root, _environment(root)
-
-
-MAKE_INPUTS = ("pyproject.toml", "requirements.lock", "requirements-cffconvert.lock")  # what the stamp depends on
+def sandbox(tmp_path_factory, sandbox_template):
+    """A copy of the sandbox with its paper book rendered, for this process's commands (each process of ``make test``
+    works in a copy of its own)."""
+    return copy(sandbox_template, tmp_path_factory.mktemp("project"))
 
 
 # The documented commands run in two groups (alternate commands) and the three tests that damage and mend a copy
 # in a third, so that ``make test``'s two processes can share them out evenly; each process works in a sandbox
-# of its own (a copy of the template), and the documented commands never damage theirs.
+# of its own (a copy of the template), and the documented commands never damage theirs. make book and make pdf run
+# once for every test that reads the book they build (conftest.readme_book), in the group of those tests.
 @pytest.mark.parametrize("document, command", [
-    pytest.param(document, command, marks=pytest.mark.xdist_group(f"documented commands {i % 2}"))
+    pytest.param(document, command, marks=pytest.mark.xdist_group("readme book" if command in BOOK_COMMANDS
+                                                                  else f"documented commands {i % 2}"))
     for i, (document, command) in enumerate(documented_commands())])
-def test_a_documented_command_works_as_printed(sandbox, document, command):
-    root, env = sandbox
-    done = subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=900)
+def test_a_documented_command_works_as_printed(request, tmp_path, document, command):
+    if command in BOOK_COMMANDS:
+        built = request.getfixturevalue("readme_book")
+        if built.ran is None:  # make check ran it in this checkout before the tests: what it left
+            made = ([built.html / "index.html"] + [built.html / book.TOC_FOLDER / f"{name}.html"
+                                                   for name in book.toc_notebooks(built.root)]
+                    if command == "make book" else [built.pdf, built.single_page])
+            assert all(path.is_file() for path in made), [str(path) for path in made if not path.is_file()]
+            return
+        status, said = built.ran.get(command, (None, "not run: a command before it failed"))
+        assert status == 0, f"{document}: {command}\n{said}"
+        return
+    if shows_another_profile(command):
+        root, env = copy(request.getfixturevalue("sandbox_template"), tmp_path / "project")
+    else:
+        root, env = request.getfixturevalue("sandbox")
+    done = run(command, root, env)
     assert done.returncode == 0, f"{document}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
 
 
@@ -130,7 +92,8 @@ def test_a_documented_command_works_as_printed(sandbox, document, command):
 def test_a_custom_run_survives_the_next_make_book(sandbox):
     root, env = sandbox
     for command in ('make section S=surrogate P="r_star=2"', "make book"):
-        subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, check=True, timeout=900)
+        done = run(command, root, env)
+        assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     assert list((root / "results" / "custom" / "surrogate").glob("*.json"))  # the custom run is kept
     assert list((root / "results" / "quick" / "surrogate").glob("*.json"))  # beside the profile's
     page = (root / "build" / "sections" / "surrogate.ipynb").read_text()

@@ -138,8 +138,9 @@ def _first_open_main_mark_failed(html: str) -> str:
      sentences.abstract_contradicted, "one side"),
     ("build/sections/real_corpora.html", _first_open_main_mark_failed, sentences.marks_contradicted,
      "under the main reading"),
+    # Table R6.2's paper values for the two parameters the paper does not state: the banner's count no longer holds
     ("build/sections/predictability.html", lambda html: html.replace("not stated", "50", 1),
-     sentences.configuration_contradicted, "described as ours"),
+     sentences.configuration_contradicted, "parameters, the table"),
     ("build/sections/text_rank.html", lambda html: re.sub(r"where it states them \(\d+ of \d+\)[^.]*", "", html,
                                                           count=1), sentences.configuration_contradicted,
      "calls every parameter the paper's"),

@@ -1,7 +1,8 @@
-"""The whole book as one PDF (publish/pdf.py, `make pdf`), printed from the tiny book: every chapter on
-a page of its own, every table and figure number of the HTML book in its text, math typeset; a document, not a web
-page (``printed``): no web control, the abstract once, no nearly empty page, no heading at a page's foot, and an
-appendix of the folds' proofs, tables and figures that is at most half of it."""
+"""The whole book as one PDF (publish/pdf.py), as the README's `make pdf` prints it (conftest.readme_book: in the
+tests' sandbox, every profile tiny, or the paper book that make check built): every chapter on a page of its own,
+every table and figure number of the HTML book (`make book`'s) in its text, math typeset; a document, not a web page
+(``printed``): no web control, the abstract once, no nearly empty page, no heading at a page's foot, and an appendix of
+the folds' proofs, tables and figures that is at most half of it."""
 
 import html
 import re
@@ -12,32 +13,29 @@ import yaml
 
 import printed
 from entropic.publish import build as book
-from entropic.publish import pdf
 
 pytestmark = pytest.mark.integration
 NUMBER = re.compile(r"(?:Table|Figure) R\d+\.\d+")
 
 
-@pytest.fixture(scope="session")  # session: built once per process, however its tests interleave with others
-def printed_book(tiny_book, tiny_html):
-    """The tiny book's PDF (built after the HTML, which shares its doctrees) and its text, page by page."""
+@pytest.fixture(scope="session")
+def printed_book(readme_book):
+    """The PDF ``make pdf`` printed and its text, page by page."""
     from pypdf import PdfReader
 
-    try:
-        pdf.chromium()
-    except RuntimeError as missing:
-        pytest.fail(str(missing))
-    path = pdf.build_pdf(root=tiny_book, log=lambda *_: None)
-    return path, [page.extract_text() for page in PdfReader(path).pages]
+    if readme_book.ran is not None:
+        status, said = readme_book.ran.get("make pdf", (None, "make pdf did not run: make book failed"))
+        assert status == 0, said
+    return readme_book.pdf, [page.extract_text() for page in PdfReader(readme_book.pdf).pages]
 
 
-def test_every_chapter_starts_a_page_of_its_own(printed_book, tiny_book):
+def test_every_chapter_starts_a_page_of_its_own(printed_book, readme_book):
     _, pages = printed_book
-    whole = (tiny_book / "_build" / "singlehtml" / "whole-book.html").read_text()
+    whole = readme_book.single_page.read_text()
     titles = [re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", title))).replace("#", "").strip()
               for title in re.findall(r'<span id="document-[^"]+"></span><section[^>]*>\s*<h\d[^>]*>(.*?)</h\d>',
                                       whole, re.S)]
-    toc = yaml.safe_load((tiny_book / "_toc.yml").read_text())
+    toc = yaml.safe_load((readme_book.root / "_toc.yml").read_text())
     assert len(titles) == sum(len(part["chapters"]) for part in toc["parts"])
     openings = [re.sub(r"^(\[[^\]]+\] )*", "", " ".join(unicodedata.normalize("NFKC", text).split()))
                 for text in pages]  # a page's text, less the labels a bibliography's text starts with
@@ -47,16 +45,16 @@ def test_every_chapter_starts_a_page_of_its_own(printed_book, tiny_book):
     assert len(titles) < len(pages) < 60 * len(titles)  # and nothing ran away (a table printed one cell a page)
 
 
-def test_every_table_and_figure_number_of_the_html_book_is_in_the_pdf(printed_book, tiny_html):
+def test_every_table_and_figure_number_of_the_html_book_is_in_the_pdf(printed_book, readme_book):
     _, pages = printed_book
-    html = {n for page in tiny_html.parent.rglob("*.html") if "_static" not in page.parts
+    html = {n for page in readme_book.html.rglob("*.html") if "_static" not in page.parts
             for n in NUMBER.findall(page.read_text())}
     assert len(html) >= 20 and any(n.startswith("Figure") for n in html) and any(n.startswith("Table") for n in html)
     text = "\n".join(pages)
     assert html <= set(NUMBER.findall(text)), sorted(html - set(NUMBER.findall(text)))
 
 
-def test_the_pdf_opens_with_the_books_title_and_shows_typeset_math(printed_book, tiny_book):
+def test_the_pdf_opens_with_the_books_title_and_shows_typeset_math(printed_book):
     path, pages = printed_book
     assert path.read_bytes().startswith(b"%PDF")
     assert "Entropic Bound" in pages[0]
@@ -75,11 +73,11 @@ def test_the_pdf_prints_no_web_control_and_the_abstract_once(printed_book):
     assert sum(text.count(abstract) for text in pages) == 1
 
 
-def test_no_page_is_nearly_empty_no_heading_ends_a_page_and_no_caption_opens_one(printed_book, tiny_book):
+def test_no_page_is_nearly_empty_no_heading_ends_a_page_and_no_caption_opens_one(printed_book, readme_book):
     path = printed_book[0]
     pages = printed.page_texts(path)
     assert not printed.short_pages(pages)
-    single_page = tiny_book / "_build" / "singlehtml" / "whole-book.html"
+    single_page = readme_book.single_page
     assert not printed.orphaned_headings(path, single_page)
     assert not printed.captions_apart(path, single_page)
 

@@ -19,7 +19,7 @@ MATH = {  # plain-text notation -> MyST math
     "d_h": r"d_h", "E_X": r"\mathbb E_X", "H(x_t | x_{t−1})": r"H(x_t \mid x_{t-1})", "x_t": r"x_t",
     "K_student": r"K_\mathrm{student}", "Y_n (X_n V)⁺": r"Y_n (X_n V)^+", "X_n V": r"X_n V",
 }
-CODE = {"matrix_rank"}  # names of code a reader may look up (NumPy's rule), set as code
+CODE = {"matrix_rank", "default_rng"}  # names of code a reader may look up (NumPy's), set as code
 _PROTECTED = re.compile(r"(`[^`]*`|\$[^$]*\$|\{[a-z:-]+\}`[^`]*`)")  # code, math, MyST roles: left as they are
 _TOKEN = re.compile(r"(?<![\w\\])(" + "|".join(re.escape(k) for k in sorted({*WORDS, *MATH, *CODE}, key=len,
                                                                                  reverse=True)) + r")(?![\w])")
