@@ -19,7 +19,8 @@ CHAPTER = paths.notebook_source("teaching").read_text()
 VALUES = {"teaching_sigma": 0.05, "teaching_noise_sigma": 0.5, "teaching_band_pct": 5.0, "teaching_bound_T_small": 8,
           "teaching_bound_T_large": 32,
           "teaching_predict_takeaway": "In this miniature data reveal $r^*$ before training for both teachers.",
-          "teaching_predict_summary": "data give it before training for both teachers in the miniature"}
+          "teaching_predict_summary": "data give it before training for both teachers in the miniature",
+          "teaching_predict_path": "both teachers"}
 # what the page passes for the words its lesson pastes
 
 

@@ -332,3 +332,17 @@ def test_the_page_writes_its_slides_and_handout_and_links_them(glued):
     for name in ("teaching_ratio_power_law_trained", "teaching_bound_share_small", "teaching_text_outside_r1",
                  "teaching_predict_softmax_energy", "teaching_measures_shannon_moved", "teaching_ladder_full_ratio"):
         assert number(glued[name]) not in deck, name
+
+
+def test_each_words_about_rank_from_data_follow_the_estimates_the_lesson_plan_included():
+    """The take-away, the summary and the lesson plan's cell say "exactly" / "both teachers" only of teachers whose
+    count is r* and whose energy rank is within the tolerance of the teacher's (Exercise 7's table)."""
+    estimates = pd.DataFrame({
+        "linear_qk": {"numerical_rank": 3, "energy_rank": 2.62, "teacher_energy_rank": 2.62, "relative_error": 0.004},
+        "softmax_qk": {"numerical_rank": 3, "energy_rank": 2.86, "teacher_energy_rank": 2.62, "relative_error": 0.16},
+    }).T
+    both = teaching.predict_reading(estimates, 3, 0.10)  # 2.86 lies within 10 % of 2.62
+    assert both["path"] == "both teachers" and "both teachers" in both["takeaway"] and "in part" not in both["summary"]
+    part = teaching.predict_reading(estimates, 3, 0.05)  # but not within 5 %
+    assert part["path"] == "linear: exact; softmax: in part"
+    assert "exactly for linear attention, only in part under softmax" in part["takeaway"]

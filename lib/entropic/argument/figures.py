@@ -71,8 +71,7 @@ def figure_excess(table: pd.DataFrame, r_star: int, band: float, series: dict[st
     """Excess risk against rank on a symmetric-log axis, linear within ± ``band`` · floor (shaded).
 
     ``series`` maps a column of ``table`` to its legend label (drawn as markers); ``optimum`` names the
-    column of the population optimum (a dashed line), or None. ``width`` and ``height`` in inches (a figure
-    beside an exercise is sized for half the column).
+    column of the population optimum (a dashed line), or None. ``width`` and ``height`` in inches.
     """
     fig, ax = _figure(height, width)
     half = band * float(table["floor"].iloc[0])  # the band's half-width
@@ -122,7 +121,7 @@ def figure_rungs(demo: dict, height: float = 3.4, width: float = WIDTH, labels: 
     ax.set_yticks(y, list(table[labels]))
     ax.invert_yaxis()
     ax.set(xlabel=r"excess at rank $r^*$  ($L - \sigma^2 T d$)", xlim=(0, 1.15 * float(table["population"].max())))
-    _legend_below(ax, ncol=1)
+    _legend_below(ax, ncol=3)
     return fig
 
 

@@ -240,7 +240,8 @@ def predict_reading(estimates: pd.DataFrame, r_star: int, tolerance: float) -> d
     """What the data-only estimates of :func:`data_only_estimates` (indexed by teacher) show, in words that follow
     them: per teacher whether the count of singular values is r* and whether the energy rank is within
     ``tolerance`` (a share) of the teacher's; the lesson's take-away, the solution's conclusion and the summary's
-    clause, each saying "exactly" only of a teacher read exactly and "in part" only of one that is not."""
+    clause and the lesson plan's cell (``path``), each saying "exactly" only of a teacher read exactly and "in part"
+    only of one that is not."""
     exact = {}
     for teacher, row in estimates.iterrows():
         within = abs(row["energy_rank"] - row["teacher_energy_rank"]) <= tolerance * row["teacher_energy_rank"]
@@ -256,6 +257,7 @@ def predict_reading(estimates: pd.DataFrame, r_star: int, tolerance: float) -> d
                  f"{error.get('linear_qk', math.nan):.0f} %); whether one estimator reads it across the paper's whole "
                  f"softmax grid is the frontier that {{doc}}`predictability` and {{doc}}`frontier` take up.")
         summary = "data give it before training for both teachers in the miniature"
+        path = "both teachers"
     else:
         takeaway = (f"Data reveal $r^*$ {words.get('linear_qk', '')} for linear attention, "
                     f"{words.get('softmax_qk', '')} under softmax.")
@@ -264,7 +266,9 @@ def predict_reading(estimates: pd.DataFrame, r_star: int, tolerance: float) -> d
                  f"{{doc}}`frontier` takes up.")
         summary = (f"data give it {words.get('linear_qk', '')} for linear attention, {words.get('softmax_qk', '')} "
                    f"under softmax")
-    return {"exact": exact, "takeaway": takeaway, "shows": shows, "summary": summary}
+        path = "; ".join(f"{name}: {'exact' if exact.get(teacher) else 'in part'}"
+                         for name, teacher in (("linear", "linear_qk"), ("softmax", "softmax_qk")))
+    return {"exact": exact, "takeaway": takeaway, "shows": shows, "summary": summary, "path": path}
 
 
 def claim_sentence(row: pd.Series) -> str:

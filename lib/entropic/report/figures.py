@@ -7,7 +7,8 @@ stays text (``svg.fonttype: none``): sharp at any size, and its font sizes reada
 Rules every figure here follows: figures are sized for the book's text column (``WIDTH`` inches; on a
 desktop the image shows at its own size, its text about the body text's size); no text is smaller than
 ``SMALL`` points, so that on a 400-px phone, where the column leaves a figure ``PHONE_PX`` pixels, every
-letter is at least ``MIN_PX`` pixels high; every artist is labelled in its own call; lines that may
+letter is at least ``MIN_PX`` pixels high (a figure in a fold, which leaves it ``FOLD_PX`` there, is drawn
+narrower in that ratio); every artist is labelled in its own call; lines that may
 coincide differ in marker and line style; legends sit below the axes, outside the data; symmetric-log axes
 get explicit decade ticks so that labels never overprint; panels side by side share one axis label.
 
@@ -37,6 +38,7 @@ from .verdicts import FLOOR_BAND
 
 WIDTH = 6.0  # inches: a figure's width (432 pt), shown at its own size on a desktop
 PHONE_PX = 352  # the width a 400-px screen's column leaves a figure
+FOLD_PX = 301  # the width a fold (a solution's dropdown) leaves a figure on that screen
 MIN_PX = 9  # the smallest text a reader should meet on that screen
 SMALL = 12  # pt: the smallest text of any figure: 12 pt of 432 pt shown at 352 px is 9.8 px
 sns.set_theme(style="whitegrid", context="notebook",
