@@ -47,7 +47,8 @@ def served():
     server.shutdown()
 
 
-def test_every_page_reads_in_minutes_with_no_code_name_in_its_prose(served):
+def each_page_at_1280(served, check) -> list[str]:
+    """``check(page)``'s findings on every page of the served book, opened at 1280 px wide, each named by its page."""
     from playwright.sync_api import sync_playwright
 
     problems = []
@@ -57,23 +58,18 @@ def test_every_page_reads_in_minutes_with_no_code_name_in_its_prose(served):
         for name in pages(HTML):
             page.goto(f"{served}/{name}", wait_until="load")
             page.wait_for_timeout(300)
-            problems += [f"{name}: {found}" for found in reader.too_tall(page) + reader.code_in_prose(page)]
+            problems += [f"{name}: {found}" for found in check(page)]
         browser.close()
+    return problems
+
+
+def test_every_page_reads_in_minutes_with_no_code_name_in_its_prose(served):
+    problems = each_page_at_1280(served, lambda page: reader.too_tall(page) + reader.code_in_prose(page))
     assert not problems, "\n".join(problems)
 
 
 def test_every_figure_is_shown_at_its_size_where_the_column_has_room(served):
-    from playwright.sync_api import sync_playwright
-
-    problems = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
-        for name in pages(HTML):
-            page.goto(f"{served}/{name}", wait_until="load")
-            page.wait_for_timeout(300)
-            problems += [f"{name}: {found}" for found in reader.shrunk_figures(page)]
-        browser.close()
+    problems = each_page_at_1280(served, reader.shrunk_figures)
     assert not problems, "\n".join(problems)
 
 
