@@ -240,7 +240,7 @@ def _power_why(deciding: pd.DataFrame, cfg) -> str:
 def _low_rank(corpus: str, deciding: pd.DataFrame, calib: pd.DataFrame, cfg) -> dict:
     if corpus not in deciding.index or not deciding.loc[corpus, "complete"]:
         return outcome_row("low_rank", f"{corpus}: r̂ by the second rule", math.nan, None,
-                           "its further seeds or one-engine students are not all stored yet", missing=True)
+                           "its further students are not all stored yet", missing=True)
     row = deciding.loc[corpus]
     hat, (low, high), agree = int(row["r_hat"]), row["interval"], float(row["agreement"])
     holds = hat < cfg.widest

@@ -44,12 +44,15 @@ def outcomes(found: pd.DataFrame, first: pd.DataFrame | None = None) -> pd.DataF
 def readings(found: dict) -> pd.DataFrame:
     """Per reading (the routing corpora by known rank, then the real corpora, the deciding reading first): its seeds
     and full-width students, r̂ with its 90 % interval and its mode's share, the next narrower width's fitted gap
-    in units of τ, τ, and the agreement of (a) (a real corpus) or the share within one grid step (a known rank)."""
+    in units of τ, τ, and the agreement of (a) (a real corpus) or the share within one grid step (a known rank). A
+    reading whose students are not all stored yet is left out (the outcomes table says which corpus waits)."""
     table = found["readings"]
     calib = found["calibration"].set_index("corpus") if len(found["calibration"]) else pd.DataFrame()
     rows = []
     for _, row in table.iterrows():
         done = bool(row["complete"])
+        if not done:
+            continue
         known = row["known_rank"]
         share = (calib.loc[row["corpus"], "within_share"] if row["corpus"] in calib.index and done else math.nan) \
             if pd.notna(known) else row.get("agreement", math.nan)
@@ -61,7 +64,11 @@ def readings(found: dict) -> pd.DataFrame:
                      "gap below r̂ (τ)": row["gap_in_tau"] if done else math.nan,
                      "τ (nats)": row["tau"] if done else math.nan,
                      "(a) agreement or within one step": second.percent(share) if done and pd.notna(share) else DASH})
-    return pd.DataFrame(rows).set_index("corpus")
+    return pd.DataFrame(rows, columns=READINGS_COLUMNS).set_index("corpus")
+
+
+READINGS_COLUMNS = ["corpus", "seeds", "full width", "r̂", "90 % interval", "mode (share)", "gap below r̂ (τ)",
+                    "τ (nats)", "(a) agreement or within one step"]
 
 
 def _source(source: str) -> str:
