@@ -37,8 +37,7 @@ if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     torch.set_num_threads(_SHARE)
 
 # Tests sharing an expensive module- or session-wide fixture run in one process, which builds it once.
-SHARED = {"tiny_html": "html", "readme_book": "readme book", "scheduler": "cluster",
-          "glued": "teaching page"}  # glued: test_teaching's page, rendered at the tiny profile
+SHARED = {"tiny_html": "html", "readme_book": "readme book", "scheduler": "cluster"}
 
 
 def pytest_collection_modifyitems(items):

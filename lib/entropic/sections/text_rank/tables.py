@@ -49,21 +49,15 @@ def readings(found: dict) -> pd.DataFrame:
     table = found["readings"]
     calib = found["calibration"].set_index("corpus") if len(found["calibration"]) else pd.DataFrame()
     rows = []
-    for _, row in table.iterrows():
-        done = bool(row["complete"])
-        if not done:
-            continue
-        known = row["known_rank"]
-        share = (calib.loc[row["corpus"], "within_share"] if row["corpus"] in calib.index and done else math.nan) \
-            if pd.notna(known) else row.get("agreement", math.nan)
+    for _, row in table[table["complete"].astype(bool)].iterrows():
+        share = (calib.loc[row["corpus"], "within_share"] if row["corpus"] in calib.index else math.nan) \
+            if pd.notna(row["known_rank"]) else row.get("agreement", math.nan)
         rows.append({"corpus": row["corpus"] if row["decides"] else f"{row['corpus']} (shown beside)",
                      "seeds": int(row["seeds"]), "full width": _source(row["full width"]),
-                     "r̂": int(row["r_hat"]) if done else DASH,
-                     "90 % interval": "–".join(map(str, row["interval"])) if done else DASH,
-                     "mode (share)": f"{int(row['mode'])} ({second.percent(row['mode_share'])})" if done else DASH,
-                     "gap below r̂ (τ)": row["gap_in_tau"] if done else math.nan,
-                     "τ (nats)": row["tau"] if done else math.nan,
-                     "(a) agreement or within one step": second.percent(share) if done and pd.notna(share) else DASH})
+                     "r̂": int(row["r_hat"]), "90 % interval": "–".join(map(str, row["interval"])),
+                     "mode (share)": f"{int(row['mode'])} ({second.percent(row['mode_share'])})",
+                     "gap below r̂ (τ)": row["gap_in_tau"], "τ (nats)": row["tau"],
+                     "(a) agreement or within one step": second.percent(share) if pd.notna(share) else DASH})
     return pd.DataFrame(rows, columns=READINGS_COLUMNS).set_index("corpus")
 
 
