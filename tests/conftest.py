@@ -4,6 +4,7 @@ inherited by notebook kernels), so tests never touch the working tree's results 
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import sys
@@ -36,16 +37,29 @@ if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     os.environ["OMP_NUM_THREADS"] = os.environ["ENTROPIC_MAX_THREADS"] = str(_SHARE)
     torch.set_num_threads(_SHARE)
 
-# Tests sharing an expensive module- or session-wide fixture run in one process, which builds it once.
+# Tests sharing an expensive module- or session-wide fixture run in one process, which builds it once. The marks are
+# added before pytest-xdist reads them (tryfirst: its hook, registered later, would otherwise run first, seeing none).
 SHARED = {"tiny_html": "html", "readme_book": "readme book", "scheduler": "cluster"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
     for item in items:
         for fixture, group in SHARED.items():
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
+
+
+def pytest_collection_finish(session):
+    """Under ``make test`` (pytest-xdist's loadgroup) every grouped test's id carries its group, which is how xdist
+    keeps a group in one process; where it does not (pytest 9.2 ignores the id xdist 3.8 sets), each such test fails
+    saying so, instead of every shared book being built in both processes unnoticed."""
+    if getattr(session.config.option, "loadgroup", False):
+        for item in session.items:
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid.rsplit("]", 1)[-1]:
+                item.runtest = functools.partial(pytest.fail, "pytest-xdist did not keep this test's group in one "
+                                                 "process: install the pytest of requirements.lock", pytrace=False)
 
 
 # What each test built: the lines its setup, call and teardown added to this process's build log travel with its

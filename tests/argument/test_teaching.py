@@ -120,9 +120,10 @@ def _glued(notebook: dict) -> dict:
     return values
 
 
-@pytest.fixture(scope="session")  # session: built once per process, however its tests interleave with others
-def glued():
-    runner.run("ladder", "tiny", progress=False, log=lambda *_: None)  # the §5-size table reads its population jobs
+@pytest.fixture(scope="session")
+def glued(tiny_book):
+    """The teaching page as the tiny book rendered it (once per test run, with the ladder's tiny results its §5-size
+    table reads): found current here, not rendered again."""
     path = book.execute("teaching", "tiny", {}, log=lambda *_: None)
     notebook = json.loads(path.read_text())
     assert not [o for c in notebook["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]

@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,22 @@ def test_the_permutation_threshold_separates_a_strong_from_no_correlation():
     assert limit == statistics.permutation_threshold(x, x**2)  # exact enumeration: deterministic
     with pytest.raises(ValueError, match="≥ 3"):
         statistics.permutation_threshold([1, 2], [2, 1])
+
+
+def test_the_rowwise_statistics_are_the_statistic_of_each_row_and_the_permutation_p_counts_every_order():
+    rng = np.random.default_rng(1)
+    x, rows = rng.normal(size=6), rng.normal(size=(50, 6))
+    rows[3] = [1.0, 2.0, 2.0, 3.0, 3.0, 3.0]  # ties, averaged as spearman averages them
+    for statistic in (statistics.pearson, statistics.spearman):
+        assert np.allclose(statistics.rowwise(statistic, x, rows), [statistic(x, row) for row in rows], atol=1e-13)
+        y = rows[0]
+        by_hand = np.mean([abs(statistic(x, y[list(o)])) >= abs(statistic(x, y)) - 1e-12
+                           for o in itertools.permutations(range(6))])
+        assert statistics.permutation_p(x, y, statistic) == pytest.approx(by_hand, abs=1e-12)
+    with pytest.raises(ValueError, match="constant"):
+        statistics.rowwise(statistics.pearson, x, np.ones((2, 6)))
+    with pytest.raises(ValueError, match="rows of 6"):
+        statistics.rowwise(statistics.pearson, x, np.ones((2, 5)))
 
 
 def test_robust_outliers_flag_only_the_value_that_stands_apart():

@@ -30,12 +30,25 @@ def test_the_ledger_renders_again_when_any_stored_entry_it_reads_changes(tmp_pat
     assert book.fingerprint("ledger", "tiny", {}) not in (first["ledger"], added["ledger"])  # changed
     entry.unlink()
     assert book.fingerprint("ledger", "tiny", {}) == first["ledger"]  # deleted: as before it was stored
+    teaching = book.fingerprint("teaching", "tiny", {})
+    assert book.reads_results(paths.notebook_source("teaching").read_bytes()) == ("ladder", "real_corpora")
     for section in book.toc_sections():  # every section the ledger reads counts, the last one too
         other = _entry_path(section, "tiny", -1)
         other.parent.mkdir(parents=True, exist_ok=True)
         other.write_text("{}")
         assert book.fingerprint("ledger", "tiny", {}) != first["ledger"], section
+        # the teaching page follows the two sections it names only
+        assert (book.fingerprint("teaching", "tiny", {}) != teaching) == (section in ("ladder", "real_corpora"))
         other.unlink()
+
+
+def test_a_page_that_names_a_section_it_reads_must_name_one_of_the_book(tmp_path):
+    header = "---\nentropic:\n  reads_results: [ladder, {}]\n---\n# A page\n"
+    assert book.reads_results(header.format("real_corpora").encode()) == ("ladder", "real_corpora")
+    assert book.reads_results(b"---\nentropic:\n  reads_results: true\n---\n") == tuple(book.toc_sections())
+    assert book.reads_results(b"# no header\n") == ()
+    with pytest.raises(ValueError, match="'ladderz', which the book has no section of"):
+        book.reads_results(header.format("ladderz").encode())
 
 
 def test_a_page_with_nothing_readable_says_whether_its_entries_are_missing_or_corrupt():

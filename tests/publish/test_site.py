@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from entropic import __version__, paths
+from entropic.publish import build as book
 from entropic.publish import launch, site
 
 REPOSITORY_LINK = re.compile(r'href="https://github\.com/[\w.-]+/[\w.-]+(?:/(?:blob|tree|commit|issues)[^"]*)?"')
@@ -147,6 +148,20 @@ def test_every_page_has_the_footer_and_the_repository_and_issue_buttons_of_a_nam
             assert f"{repository}/commit/{sha}" in footer[1], page
         assert f'href="{repository}"' in text, page  # the repository button
         assert f'href="{repository}/issues/new' in text, page  # the issue button
+
+
+@pytest.mark.integration
+def test_the_markdown_a_page_prints_is_myst_its_directives_rendered_not_left_as_text(tiny_html, tiny_book):
+    """A page's banner (a warning admonition for each problem of its results) and its configuration dropdown are
+    Markdown that its cells print: the book renders their directives, so a page's warning reaches the reader as an
+    admonition (tests/test_commands.py checks the warnings in the pages; this, that they render)."""
+    for page in _pages(tiny_html.parent):
+        assert not re.search(r"(```|:::)\{[a-z-]+\}", page.read_text()), page  # no directive left as text
+    for name in book.toc_sections(tiny_book):
+        html = (tiny_html.parent / "build" / "sections" / f"{name}.html").read_text()
+        summaries = [re.sub(r"<[^>]+>|\s+", " ", m[1]).strip() for m in
+                     re.finditer(r'<details class="[^"]*sd-dropdown[^"]*">(.*?)</summary>', html, re.S)]
+        assert any(re.match(r"All \d+ parameters", text) for text in summaries), (name, summaries)
 
 
 @pytest.mark.integration

@@ -8,6 +8,7 @@ exact (all n! orders) for n ≤ 8. Used by the real-corpus diagnostics section (
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -60,6 +61,27 @@ def spearman(x, y) -> float:
     return pearson(_ranks(_vector(x, "spearman")), _ranks(_vector(y, "spearman")))
 
 
+def rowwise(statistic, x, ys) -> np.ndarray:
+    """``statistic(x, y)`` for every row ``y`` of the matrix ``ys``: at once for :func:`pearson` and
+    :func:`spearman` (a permutation test's thousands of orders, a bootstrap's draws), one call a row for any other
+    statistic. A constant row raises ValueError, as the statistic itself does."""
+    rows = np.asarray(ys, dtype=np.float64)
+    if statistic not in (pearson, spearman):
+        return np.array([statistic(x, row) for row in rows])
+    a = _vector(x, statistic.__name__)
+    if rows.ndim != 2 or rows.shape[1] != a.size or not np.isfinite(rows).all():
+        raise ValueError(f"{statistic.__name__} needs rows of {a.size} finite values, got an array of shape "
+                         f"{rows.shape}")
+    if statistic is spearman:
+        a, rows = _ranks(a), np.array([_ranks(row) for row in rows])
+    a = a - a.mean()
+    centred = rows - rows.mean(axis=1, keepdims=True)
+    den = np.sqrt((a**2).sum() * (centred**2).sum(axis=1))
+    if (den == 0).any():
+        raise ValueError(f"a constant sample has no correlation: {x}, {rows[den == 0][0]}")
+    return centred @ a / den
+
+
 def _paired_orders(x, y, what: str, n_perm: int, seed: int):
     """Two samples of equal length ≥ 3 as vectors, and the orders of the second that a permutation test
     visits: all n! for n ≤ 8, else ``n_perm`` drawn from ``seed``."""
@@ -83,7 +105,7 @@ def permutation_threshold(x, y, level: float = 0.05, n_perm: int = 2000, seed: i
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1), got {level}")
     a, b, orders = _paired_orders(x, y, "permutation_threshold", n_perm, seed)
-    values = np.abs([pearson(a, b[o]) for o in orders])
+    values = np.abs(rowwise(pearson, a, b[np.asarray(orders)]))
     return float(np.quantile(values, 1 - level))
 
 
@@ -108,10 +130,13 @@ def permutation_p(x, y, statistic=pearson, n_perm: int = 2000, seed: int = 0) ->
     ``seed``). With six corpora the smallest possible p is 1/720."""
     a, b, orders = _paired_orders(x, y, "permutation_p", n_perm, seed)
     observed = abs(statistic(a, b))
-    values = np.abs([statistic(a, b[o]) for o in orders])
+    if statistic is spearman:  # the ranks of a reordered sample are its ranks reordered: rank once
+        a, b, statistic = _ranks(a), _ranks(b), pearson
+    values = np.abs(rowwise(statistic, a, b[np.asarray(orders)]))
     return float(np.mean(values >= observed - 1e-12))
 
 
+@functools.cache  # a table's every row asks for the same few n
 def critical_r(n: int, level: float = 0.05) -> float:
     """The |r| that ``n`` points need for a two-sided p-value below ``level`` under the t-test of a Pearson
     correlation (bivariate normal, no correlation): 0.811 for 6 points, 0.468 for 18.

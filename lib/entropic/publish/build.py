@@ -53,10 +53,11 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     directly, so a page's engine code counts too), its parameters, the stored entries it reads and the
     version keys of the code its jobs run now (so an engine edit that stales a section's jobs marks its
     page, and reverting the edit clears the mark); a section page that also shows another section's results
-    (its module's ``READS``) includes that section's fingerprint. A page that reads every section's stored results
-    (:func:`reads_results`: the ledger) includes the fingerprint of every section of the book at the profile
-    it shows, so that any entry it reads, changed, added or deleted, renders it again. ``planned``: the section's
-    ``runner.plan`` at these arguments, when the caller has it (a page's build plans its jobs once)."""
+    (its module's ``READS``) includes that section's fingerprint. A page that reads sections' stored results
+    (:func:`reads_results`: every section for the ledger, two for the teaching page) includes the fingerprint of
+    each at the profile it shows, so that any entry it reads, changed, added or deleted, renders it again.
+    ``planned``: the section's ``runner.plan`` at these arguments, when the caller has it (a page's build plans its
+    jobs once)."""
     source = paths.notebook_source(section).read_bytes()
     digest = hashlib.sha256(source)
     for path in sorted(paths.PACKAGE.rglob("*.py")):
@@ -65,9 +66,8 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     if is_section(section) or reads_results(source):  # a page that computes what it shows is the same at any profile
         digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
     if not is_section(section):
-        if reads_results(source):
-            for name in toc_sections():
-                digest.update(fingerprint(name, shown_profile(name, profile, {}), {}).encode())
+        for name in reads_results(source):
+            digest.update(fingerprint(name, shown_profile(name, profile, {}), {}).encode())
         return digest.hexdigest()[:16]
     module, _, jobs = planned or runner.plan(section, profile, overrides)
     shelf = store.Store(runner.label_of(profile, overrides), section)
@@ -81,16 +81,28 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     return digest.hexdigest()[:16]
 
 
-def reads_results(source: bytes) -> bool:
-    """Whether a page's notebook declares (``entropic: reads_results: true`` in its header) that it reads
-    stored results, so that it differs between profiles."""
+def reads_results(source: bytes) -> tuple[str, ...]:
+    """The sections whose stored results a page's notebook declares it reads, in its header: every section of the
+    book (``entropic: reads_results: true``) or those it names (``reads_results: [ladder, real_corpora]``); none for a
+    page that computes everything it shows (the same at every profile). A name that is no section raises
+    ValueError."""
     import yaml
 
     text = source.decode()
     if not text.startswith("---"):
-        return False
+        return ()
     header = yaml.safe_load(text.split("---", 2)[1]) or {}
-    return bool((header.get("entropic") or {}).get("reads_results"))
+    declared = (header.get("entropic") or {}).get("reads_results")
+    if not declared:
+        return ()
+    if declared is True:
+        return tuple(toc_sections())
+    names = [declared] if isinstance(declared, str) else list(declared)
+    unknown = [name for name in names if name not in toc_sections()]
+    if unknown:
+        raise ValueError(f"reads_results names {', '.join(map(repr, unknown))}, which the book has no section of "
+                         f"(its sections: {', '.join(toc_sections())})")
+    return tuple(names)
 
 
 def stored_fingerprint(path: Path) -> str | None:
@@ -249,7 +261,7 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
             log(line)
 
     def reader(name: str) -> bool:
-        return not is_section(name) and reads_results(paths.notebook_source(name).read_bytes())
+        return not is_section(name) and bool(reads_results(paths.notebook_source(name).read_bytes()))
 
     workers = workers or int(os.environ.get("ENTROPIC_PAGE_WORKERS", 0)) or os.cpu_count() or 1
     futures = {}  # page index -> future

@@ -54,9 +54,11 @@ def section_rows(name: str, profile: str) -> list[dict]:
     return rows
 
 
-def frame(profile: str) -> pd.DataFrame:
-    """The whole ledger at ``profile``: one row per claim, sections in the order of the book."""
-    rows = [row for name in build.toc_sections() for row in section_rows(name, profile)]
+def frame(profile: str, sections: list[str] | None = None) -> pd.DataFrame:
+    """The ledger at ``profile``: one row per claim, sections in the order of the book (all of them, or ``sections``:
+    a page that states one section's verdicts reads only that section's results)."""
+    rows = [row for name in build.toc_sections() if sections is None or name in sections
+            for row in section_rows(name, profile)]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

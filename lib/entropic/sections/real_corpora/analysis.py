@@ -67,8 +67,8 @@ def correlation(results, reading: Reading, x_of, y_column: str, statistic=stats.
     if not spread or matrix.shape[1] < 2:
         return r, p, 0.0, (r, r), len(names)
     rng = np.random.default_rng(0)
-    draws = np.array([statistic(x, np.nanmean(matrix[:, rng.integers(0, matrix.shape[1], matrix.shape[1])], axis=1))
-                      for _ in range(verdicts.BOOTSTRAP)])
+    drawn = np.array([rng.integers(0, matrix.shape[1], matrix.shape[1]) for _ in range(verdicts.BOOTSTRAP)])
+    draws = stats.rowwise(statistic, x, np.nanmean(matrix[:, drawn], axis=2).T)
     return r, p, float(np.std(draws, ddof=1)), tuple(np.quantile(draws, [0.025, 0.975])), len(names)
 
 
