@@ -51,6 +51,41 @@ def test_a_page_that_names_a_section_it_reads_must_name_one_of_the_book(tmp_path
         book.reads_results(header.format("ladderz").encode())
 
 
+def test_a_page_starts_once_the_pages_it_reads_have_run_and_the_pages_waited_for_start_first(monkeypatch):
+    import threading
+    import time
+
+    reads = {"ladder": (), "surrogate": (), "theory": (), "real_corpora": (), "text_rank": ("real_corpora",),
+             "teaching": ("ladder", "real_corpora"), "ledger": ("ladder", "surrogate", "real_corpora", "text_rank")}
+    events, lock = [], threading.Lock()
+
+    def execute(name, profile, overrides, log=print):
+        with lock:
+            events.append(("start", name))
+        time.sleep(0.05)
+        with lock:
+            events.append(("end", name))
+        if name == "theory":
+            raise RuntimeError("theory broke")
+        return name
+
+    monkeypatch.setattr(book, "execute", execute)
+    monkeypatch.setattr(book, "reads_from", lambda name: reads[name])
+    listed = ["surrogate", "theory", "ladder", "real_corpora", "text_rank", "teaching", "ledger"]
+    with pytest.raises(RuntimeError, match="theory broke"):  # raised after every page ran
+        book.execute_all([(name, "tiny", {}) for name in listed], workers=2, log=lambda *_: None)
+    starts = [name for kind, name in events if kind == "start"]
+    assert sorted(starts) == sorted(listed)  # each once, the failing one's readers too
+    assert set(starts[:2]) == {"ladder", "real_corpora"}  # what lets the most waiting pages start: first
+    for name, needed in reads.items():
+        for other in needed:
+            assert events.index(("end", other)) < events.index(("start", name)), (name, other)
+    assert starts.index("teaching") < starts.index("surrogate")  # as soon as it may, before pages nobody waits for
+    monkeypatch.setattr(book, "reads_from", lambda name: {"ladder": ("teaching",), "teaching": ("ladder",)}[name])
+    with pytest.raises(ValueError, match="wait for each other"):
+        book.execute_all([("ladder", "tiny", {}), ("teaching", "tiny", {})], workers=2, log=lambda *_: None)
+
+
 def test_a_page_with_nothing_readable_says_whether_its_entries_are_missing_or_corrupt():
     import nbformat
 

@@ -247,11 +247,13 @@ def _placeholder(notebook, section: str, profile: str, corrupt: list[tuple[str, 
 
 def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, log=print) -> list[Path]:
     """Render several pages, ``(name, profile, overrides)`` each, ``workers`` at a time (default: one per
-    CPU core; each page runs in its own kernel process). A page that reads other sections' stored results
-    (the ledger, :func:`reads_results`) runs after the section pages, which may compute them. Errors are
-    raised after every page has run, the first one first, so one failing page does not stop the others."""
+    CPU core; each page runs in its own kernel process). A page that reads other sections' stored results (the
+    ledger and the intro every section's, the teaching page two, a section its module's ``READS``:
+    :func:`reads_from`) starts once the pages of those sections, which may compute them, have run, and the pages
+    that let a page start soonest go first, so the teaching page (the longest) runs beside the other sections
+    instead of after them. Errors are raised after every page has run, the first one
+    first, so one failing page does not stop the others."""
     import concurrent.futures
-    import os
     import threading
 
     lock = threading.Lock()
@@ -260,20 +262,45 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
         with lock:
             log(line)
 
-    def reader(name: str) -> bool:
-        return not is_section(name) and bool(reads_results(paths.notebook_source(name).read_bytes()))
+    names = [name for name, _, _ in pages]
+    waits = {i: {j for j, other in enumerate(names) if j != i and other in reads_from(name)}
+             for i, name in enumerate(names)}
+
+    def first(i: int) -> tuple[int, int]:
+        """Among the pages ready, the one nearest to letting a waiting page start: a page waiting for k pages, and
+        each page it waits for, rank k (the teaching page and its two sections before the sections only the
+        ledger waits for); a page nobody waits for and that waits for none, last; then the order of the list."""
+        near = [len(waits[i])] if waits[i] else []
+        near += [len(waits[w]) for w in waits if i in waits[w]]
+        return min(near, default=len(pages) + 1), i
 
     workers = workers or int(os.environ.get("ENTROPIC_PAGE_WORKERS", 0)) or os.cpu_count() or 1
-    futures = {}  # page index -> future
-    for readers in (False, True):
-        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-            futures |= {i: pool.submit(execute, *page, log=said) for i, page in enumerate(pages)
-                        if reader(page[0]) == readers}
+    futures: dict[int, concurrent.futures.Future] = {}  # page index -> future
+    todo, running = set(range(len(pages))), set()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        while todo or running:
+            ran = {i for i in futures if futures[i].done()}
+            for i in sorted((i for i in todo if waits[i] <= ran), key=first)[:workers - len(running)]:
+                futures[i] = pool.submit(execute, *pages[i], log=said)
+                todo.discard(i)
+                running.add(i)
+            if not running:  # every page left waits for another page left
+                raise ValueError(f"the pages {', '.join(names[i] for i in sorted(todo))} wait for each other's results")
+            concurrent.futures.wait([futures[i] for i in running], return_when=concurrent.futures.FIRST_COMPLETED)
+            running = {i for i in running if not futures[i].done()}
     ordered = [futures[i] for i in range(len(pages))]
     errors = [f.exception() for f in ordered if f.exception() is not None]
     if errors:
         raise errors[0]
     return [f.result() for f in ordered]
+
+
+def reads_from(name: str) -> tuple[str, ...]:
+    """The sections whose stored results page ``name`` reads: a section's module's ``READS``, another page's
+    :func:`reads_results`."""
+    if is_section(name):
+        return tuple(getattr(registry.module(name), "READS", ()))
+    return reads_results(paths.notebook_source(name).read_bytes())
 
 
 def toc_notebooks(root: Path = paths.ROOT) -> list[str]:
