@@ -98,3 +98,13 @@ def test_the_findings_list_is_regenerated_from_the_ledger_with_one_reason_class_
     flipped = frame.assign(verdict=verdicts.REPRODUCED)
     assert ledger.findings(flipped, parts).empty
     assert "Every claim the book decides is reproduced" in ledger.findings_markdown(ledger.findings(flipped, parts))
+
+
+def test_a_page_reads_the_rows_of_the_sections_it_names_and_only_sections_of_the_book(claims):
+    own = ledger.frame("tiny", ["real_corpora"])
+    assert len(own) and own["section"].nunique() == 1  # App. B's rows, as the whole ledger has them
+    whole = claims[claims["section"] == own["section"].iloc[0]]
+    pd.testing.assert_frame_equal(own.reset_index(drop=True).astype(object).fillna("missing"), check_dtype=False,
+                                  right=whole.reset_index(drop=True).astype(object).fillna("missing"))
+    with pytest.raises(ValueError, match="no section 'appendix_b'"):
+        ledger.frame("tiny", ["appendix_b"])
