@@ -164,6 +164,11 @@ def abstract(claims: pd.DataFrame, found: dict) -> str:
     return " ".join(sentences)
 
 
+# The sweep's outcomes are its second declaration's, made once the first one's were known (before the students it
+# asked for trained): the clause says so.
+DECLARED = "a capacity sweep declared in advance, then re-declared with its uncertainty before its further students"
+
+
 def _sweep_clause(found: dict, detail: bool = False) -> str:
     """The sweep in words, by its second declaration: the abstract's clause, and with ``detail`` the finding's,
     which adds claim (c)."""
@@ -176,10 +181,10 @@ def _sweep_clause(found: dict, detail: bool = False) -> str:
     calibrated = (f", calibrated at known ranks {found['sweep_range'][0]}–{found['sweep_range'][1]},"
                   if found.get("sweep_range") else "")
     if decided == 0:
-        text = (f"a capacity sweep declared in advance{calibrated} decides no corpus yet ({found['sweep_done']} of "
+        text = (f"{DECLARED}{calibrated} decides no corpus yet ({found['sweep_done']} of "
                 f"{found['sweep_asked']} students trained)")
     else:
-        text = (f"a capacity sweep declared in advance{calibrated} finds a low-rank attention-native description "
+        text = (f"{DECLARED}{calibrated} finds a low-rank attention-native description "
                 f"of real text in {found['sweep_supported']} of the {decided} "
                 f"{'corpus' if decided == 1 else 'corpora'} it decides")
     notes = [part for part in (f"{spread} within the seeds' spread" if spread else "",

@@ -126,10 +126,10 @@ def kind_of(entry, cfg) -> str:
         return "the reuse check"
     if p["corpus"] == ROUTING:
         return "the power check" if p.get("routing_rank", cfg.routing_rank) == cfg.routing_rank else "the calibration"
+    if cfg.reuse and p["rank"] == cfg.widest:  # whatever its seed: the declaration counts these apart
+        return "one engine"
     if p["seed"] not in cfg.seeds:
         return "more seeds"
-    if cfg.reuse and p["rank"] == cfg.widest:
-        return "one engine"
     return "the sweep"
 
 
