@@ -100,20 +100,24 @@ def test_a_custom_run_survives_the_next_make_book(sandbox):
     assert '"overrides": {}' in page  # the page shows the profile again
 
 
+def _outputs(page: Path, streams: bool = False) -> list[str]:
+    """The Markdown each output of an executed page shows (its banner and notes among them), with what it prints
+    where ``streams``."""
+    def shown(output: dict) -> str:
+        markdown = "".join(output.get("data", {}).get("text/markdown", ""))
+        return markdown + "".join(output.get("text", "")) if streams else markdown
+
+    return [shown(output) for cell in json.loads(page.read_text())["cells"] for output in cell.get("outputs", [])]
+
+
 def _shown_markdown(page: Path) -> str:
-    """The Markdown an executed page shows in its outputs (its banner and notes among them)."""
-    return "".join("".join(output.get("data", {}).get("text/markdown", ""))
-                   for cell in json.loads(page.read_text())["cells"] for output in cell.get("outputs", []))
+    return "".join(_outputs(page))
 
 
 def printed_commands(pages: Path) -> list[str]:
     """Every command the executed pages print (in backquotes, in their outputs: banners and notes)."""
-    found = []
-    for page in sorted(pages.glob("*.ipynb")):
-        for cell in json.loads(page.read_text())["cells"]:
-            for output in cell.get("outputs", []):
-                text = "".join(output.get("data", {}).get("text/markdown", "")) + "".join(output.get("text", ""))
-                found += re.findall(r"`((?:\.venv/bin/python -m entropic|python -m entropic|make) [^`]+)`", text)
+    found = [command for page in sorted(pages.glob("*.ipynb")) for text in _outputs(page, streams=True)
+             for command in re.findall(r"`((?:\.venv/bin/python -m entropic|python -m entropic|make) [^`]+)`", text)]
     return list(dict.fromkeys(found))
 
 

@@ -63,10 +63,11 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     for path in sorted(paths.PACKAGE.rglob("*.py")):
         if paths.ENGINE not in path.parents or not is_section(section):
             digest.update(path.read_bytes())
-    if is_section(section) or reads_results(source):  # a page that computes what it shows is the same at any profile
+    read = () if is_section(section) else reads_results(source)
+    if is_section(section) or read:  # a page that computes what it shows is the same at any profile
         digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
     if not is_section(section):
-        for name in reads_results(source):
+        for name in read:
             digest.update(fingerprint(name, shown_profile(name, profile, {}), {}).encode())
         return digest.hexdigest()[:16]
     module, _, jobs = planned or runner.plan(section, profile, overrides)
@@ -95,13 +96,14 @@ def reads_results(source: bytes) -> tuple[str, ...]:
     declared = (header.get("entropic") or {}).get("reads_results")
     if not declared:
         return ()
+    sections = toc_sections()
     if declared is True:
-        return tuple(toc_sections())
+        return tuple(sections)
     names = [declared] if isinstance(declared, str) else list(declared)
-    unknown = [name for name in names if name not in toc_sections()]
+    unknown = [name for name in names if name not in sections]
     if unknown:
         raise ValueError(f"reads_results names {', '.join(map(repr, unknown))}, which the book has no section of "
-                         f"(its sections: {', '.join(toc_sections())})")
+                         f"(its sections: {', '.join(sections)})")
     return tuple(names)
 
 
@@ -263,8 +265,8 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
             log(line)
 
     names = [name for name, _, _ in pages]
-    waits = {i: {j for j, other in enumerate(names) if j != i and other in reads_from(name)}
-             for i, name in enumerate(names)}
+    read = [reads_from(name) for name in names]
+    waits = {i: {j for j, other in enumerate(names) if j != i and other in read[i]} for i in range(len(pages))}
 
     def first(i: int) -> tuple[int, int]:
         """Among the pages ready, the one nearest to letting a waiting page start: a page waiting for k pages, and

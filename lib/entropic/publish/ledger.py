@@ -57,12 +57,11 @@ def section_rows(name: str, profile: str) -> list[dict]:
 def frame(profile: str, sections: list[str] | None = None) -> pd.DataFrame:
     """The ledger at ``profile``: one row per claim, sections in the order of the book (all of them, or ``sections``:
     a page that states one section's verdicts reads only that section's results)."""
-    unknown = sorted(set(sections or ()) - set(build.toc_sections()))
+    book = build.toc_sections()
+    unknown = sorted(set(sections or ()) - set(book))
     if unknown:
-        raise ValueError(f"the book has no section {', '.join(map(repr, unknown))} (its sections: "
-                         f"{', '.join(build.toc_sections())})")
-    rows = [row for name in build.toc_sections() if sections is None or name in sections
-            for row in section_rows(name, profile)]
+        raise ValueError(f"the book has no section {', '.join(map(repr, unknown))} (its sections: {', '.join(book)})")
+    rows = [row for name in book if sections is None or name in sections for row in section_rows(name, profile)]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -41,6 +41,10 @@ def outcomes(found: pd.DataFrame, first: pd.DataFrame | None = None) -> pd.DataF
     return out if (out["open because"] != "").any() else out.drop(columns="open because")
 
 
+READINGS_COLUMNS = ["corpus", "seeds", "full width", "r̂", "90 % interval", "mode (share)", "gap below r̂ (τ)",
+                    "τ (nats)", "(a) agreement or within one step"]
+
+
 def readings(found: dict) -> pd.DataFrame:
     """Per reading (the routing corpora by known rank, then the real corpora, the deciding reading first): its seeds
     and full-width students, r̂ with its 90 % interval and its mode's share, the next narrower width's fitted gap
@@ -60,9 +64,6 @@ def readings(found: dict) -> pd.DataFrame:
                      "(a) agreement or within one step": second.percent(share) if pd.notna(share) else DASH})
     return pd.DataFrame(rows, columns=READINGS_COLUMNS).set_index("corpus")
 
-
-READINGS_COLUMNS = ["corpus", "seeds", "full width", "r̂", "90 % interval", "mode (share)", "gap below r̂ (τ)",
-                    "τ (nats)", "(a) agreement or within one step"]
 
 
 def _source(source: str) -> str:
