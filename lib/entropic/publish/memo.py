@@ -1,0 +1,110 @@
+"""What a page computes from the library alone (the teaching page's and the theory page's experiments), computed once
+per version of the library and set of arguments.
+
+A page that computes what it shows renders again whenever its inputs change: a stored result it also reads, its
+profile, any library file. Most of its computations depend on none of these but the library, so rendering it again at
+another profile, or after an edit of the library is undone, would repeat them to the last bit. :class:`Remembered`
+wraps a library module for a page: each call of one of its functions is computed once and stored under
+``build/computed/<version>/`` (``version``: a digest of every library file, the thread count and the versions of Python,
+torch, NumPy and pandas), and read back from there by the next render of any page that makes the same call. The
+functions are seeded through their arguments (no global random state), so a value read back is the value a new call
+computes. A stored value that cannot be read is an error naming its file, never recomputed in silence.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import shutil
+import sys
+from pathlib import Path
+
+from .. import paths
+
+KEPT = 4  # library versions whose computations stay stored (the newest, by when last written)
+
+
+@functools.cache
+def _library_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths.PACKAGE.rglob("*.py")):
+        digest.update(path.relative_to(paths.PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def version() -> str:
+    """What a stored computation depends on besides its function and arguments: the library's files, the torch
+    threads, and the versions of Python and of the packages that compute and hold the values."""
+    import numpy
+    import pandas
+    import torch
+
+    parts = [_library_digest(), str(torch.get_num_threads()), sys.version.split()[0], torch.__version__,
+             numpy.__version__, pandas.__version__]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+PLAIN = (int, float, str, bool, type(None))
+
+
+def _plain(value) -> bool:
+    """Whether ``value`` is a number, a string, True/False/None, or a tuple, list or dict of these: a value its
+    ``repr`` names whole (a table's repr, say, shows part of it)."""
+    if isinstance(value, (tuple, list)):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return isinstance(value, PLAIN)
+
+
+def _call_key(function, args: tuple, kwargs: dict) -> str:
+    """The file name of one call: its function and a digest of its arguments, which must be plain values."""
+    if not _plain((args, kwargs)):
+        raise TypeError(f"{function.__qualname__} is called with an argument other than numbers, strings and "
+                        "tuples, lists or dicts of these: call it directly, not through memo.Remembered")
+    shown = repr((function.__module__, function.__qualname__, args, sorted(kwargs.items())))
+    return f"{function.__qualname__}-{hashlib.sha256(shown.encode()).hexdigest()[:16]}.pickle"
+
+
+def remembered_call(function, *args, **kwargs):
+    """``function(*args, **kwargs)``, read from ``build/computed/`` where this library version stored it before."""
+    folder = paths.BUILD / "computed" / version()
+    path = folder / _call_key(function, args, kwargs)
+    if path.exists():
+        try:
+            return pickle.loads(path.read_bytes())
+        except Exception as error:
+            raise RuntimeError(f"{path} cannot be read ({error!r}): delete it, and the page computes it "
+                               "again") from error
+    value = function(*args, **kwargs)
+    if not folder.is_dir():
+        folder.mkdir(parents=True, exist_ok=True)
+        _prune(folder.parent)
+    staged = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    staged.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    staged.replace(path)  # whole or not at all, whichever page writes it first
+    return value
+
+
+def _prune(computed: Path) -> None:
+    """Keep the computations of the ``KEPT`` library versions written last."""
+    versions = sorted((p for p in computed.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in versions[KEPT:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+class Remembered:
+    """A library module whose functions a page calls through :func:`remembered_call`: ``computed =
+    Remembered(teaching)``, then ``computed.break_demo(T=8)``. Anything else of the module (a class, a constant) is
+    the module's own."""
+
+    def __init__(self, module):
+        self._module = module
+
+    def __getattr__(self, name: str):
+        value = getattr(self._module, name)
+        if callable(value) and not isinstance(value, type):
+            return functools.partial(remembered_call, value)
+        return value
