@@ -90,14 +90,19 @@ def test_a_documented_command_works_as_printed(request, tmp_path, document, comm
 
 @pytest.mark.xdist_group("damaged sandbox")
 def test_a_custom_run_survives_the_next_make_book(sandbox):
+    """The custom run's results stay beside the profile's, and the next make book shows the profile's page again: the
+    page rendered before the run, restored with its tables, not rendered again."""
     root, env = sandbox
+    page, table = root / "build" / "sections" / "surrogate.ipynb", root / "build" / "tables" / "paper" / "surrogate"
+    shown, tables = page.read_text(), {p.name: p.read_text() for p in table.glob("*.csv")}
     for command in ('make section S=surrogate P="r_star=2"', "make book"):
         done = run(command, root, env)
         assert done.returncode == 0, f"{command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
     assert list((root / "results" / "custom" / "surrogate").glob("*.json"))  # the custom run is kept
     assert list((root / "results" / "quick" / "surrogate").glob("*.json"))  # beside the profile's
-    page = (root / "build" / "sections" / "surrogate.ipynb").read_text()
-    assert '"overrides": {}' in page  # the page shows the profile again
+    assert "[entropic] surrogate: page restored" in done.stdout, done.stdout[-2000:]
+    assert page.read_text() == shown and '"overrides": {}' in shown  # the page shows the profile again
+    assert tables and {p.name: p.read_text() for p in table.glob("*.csv")} == tables
 
 
 def _outputs(page: Path, streams: bool = False) -> list[str]:

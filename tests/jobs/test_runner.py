@@ -1,6 +1,7 @@
 """The pipeline around the store: compute what is missing, resume, recompute the corrupt, flag the stale,
 keep custom runs apart; and a toy section that needs only its module and notebook."""
 
+import json
 import shutil
 import sys
 import textwrap
@@ -91,6 +92,26 @@ def test_a_toy_section_needs_only_its_module_notebook_and_profile_entries(toy_in
     said = []
     assert book.execute("toy", "quick", {}, out_dir=tmp_path / "pages", log=said.append) == executed
     assert "page is current" in said[0]
+
+
+@pytest.mark.integration
+def test_a_section_page_asked_for_again_from_the_same_inputs_is_restored_with_its_tables(toy_in_tree, tmp_path):
+    """The paper page that a run with parameters of one's own replaced comes back without a render, and so do the
+    tables it wrote; a kept page that is not the render it is filed as is an error naming it."""
+    pages, quiet = tmp_path / "pages", (lambda *_: None)
+    page = book.execute("toy", "quick", {}, out_dir=pages, log=quiet)
+    shown, table = page.read_text(), (paths.TABLES / "quick" / "toy" / "table.csv").read_text()
+    (paths.TABLES / "quick" / "toy" / "table.csv").write_text("edited since")
+    book.execute("toy", "quick", {"seeds": [0]}, out_dir=pages, log=quiet)  # the page shows a run of one's own
+    said = []
+    assert book.execute("toy", "quick", {}, out_dir=pages, log=said.append) == page
+    assert "page restored" in said[0] and page.read_text() == shown
+    assert (paths.TABLES / "quick" / "toy" / "table.csv").read_text() == table
+    kept = next((tmp_path / "rendered" / "toy").glob(f"{json.loads(shown)['metadata']['entropic']['fingerprint']}*"))
+    book.execute("toy", "quick", {"seeds": [0]}, out_dir=pages, log=quiet)
+    (kept / "page.json").write_text(shown.replace(json.loads(shown)["metadata"]["entropic"]["fingerprint"], "0" * 16))
+    with pytest.raises(ValueError, match=f"{kept.name}/page.json holds the page of fingerprint 0+, not .*delete"):
+        book.execute("toy", "quick", {}, out_dir=pages, log=quiet)
 
 
 @pytest.mark.integration

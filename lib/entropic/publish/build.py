@@ -176,6 +176,11 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     if not force and stored_fingerprint(target) == stamp:
         log(f"[entropic] {section}: page is current ({target.relative_to(out_dir.parent)})")
         return target
+    label = runner.label_of(shown, overrides)
+    if not force and is_section(section) and _restore(section, stamp, label, out_dir):
+        log(f"[entropic] {section}: page restored, rendered before from the same inputs "
+            f"({target.relative_to(out_dir.parent)})")
+        return target
     out_dir.mkdir(parents=True, exist_ok=True)
     notebook = jupytext.read(paths.notebook_source(section))
     if is_section(section):
@@ -205,7 +210,58 @@ def execute(section: str, profile: str, overrides: dict, out_dir: Path | None = 
     executed.metadata["entropic"] = {"section": section, "profile": shown, "overrides": overrides, "fingerprint": stamp}
     nbformat.write(executed, staged_output)
     staged_output.replace(target)
+    if is_section(section):
+        _keep(section, stamp, label, out_dir)
     return target
+
+
+# A section page rendered is kept, with the tables it wrote, under build/rendered/<section>/<fingerprint>/, so that a
+# page asked for again from the same inputs is restored instead of rendered: the paper page that a run with parameters
+# of one's own replaced (the next make book, or the next run of another section, shows it again), or the page of an
+# edit of the library that was undone. A section page writes nothing but its notebook and its tables (``page.save``:
+# build/tables/<label>/<section>/); the other pages, which write more (the lesson's materials, the ledger's tables),
+# render again.
+KEPT_RENDERS = 4  # the renders kept of each section page, the newest
+
+
+def _kept(section: str, stamp: str, out_dir: Path) -> Path:
+    return out_dir.parent / "rendered" / section / stamp.replace("/", "-")
+
+
+def _keep(section: str, stamp: str, label: str, out_dir: Path) -> None:
+    """Keep the page just rendered and the tables it wrote (the ``KEPT_RENDERS`` newest of the section)."""
+    kept = _kept(section, stamp, out_dir)
+    shutil.rmtree(kept, ignore_errors=True)
+    kept.mkdir(parents=True)
+    shutil.copy2(out_dir / f"{section}.ipynb", kept / "page.json")  # not .ipynb: no page of the book's source folder
+    tables = paths.TABLES / label / section
+    if tables.is_dir():
+        shutil.copytree(tables, kept / "tables")
+    renders = sorted((p for p in kept.parent.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in renders[KEPT_RENDERS:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _restore(section: str, stamp: str, label: str, out_dir: Path) -> bool:
+    """Put back the page kept from a render with fingerprint ``stamp``, and its tables; False when none is kept. A kept
+    page whose fingerprint is not ``stamp`` (an edited or damaged copy) is an error naming it."""
+    kept = _kept(section, stamp, out_dir)
+    if not (kept / "page.json").is_file():
+        return False
+    found = stored_fingerprint(kept / "page.json")
+    if found != stamp:
+        raise ValueError(f"{kept / 'page.json'} holds the page of fingerprint {found}, not {stamp}: delete "
+                         f"{kept}, and the page renders again")
+    tables = paths.TABLES / label / section
+    shutil.rmtree(tables, ignore_errors=True)
+    if (kept / "tables").is_dir():
+        shutil.copytree(kept / "tables", tables)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    staged = out_dir / f"{section}.restoring.ipynb"
+    shutil.copy2(kept / "page.json", staged)
+    staged.replace(out_dir / f"{section}.ipynb")
+    os.utime(kept)  # the newest use: kept the longest
+    return True
 
 
 # The kernel logs errors only: at its default level it warns, once per page, that its ports on localhost are
