@@ -49,6 +49,28 @@ def pytest_collection_modifyitems(items):
             if fixture in getattr(item, "fixturenames", ()):
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # make test's processes collect; xdist hands out in their order
+        items.sort(key=_turn)
+
+
+# The order make test's two processes take the work in (pytest-xdist hands out groups and tests in the order collected,
+# as pytest_configure asks, not the largest group first). The group whose first command builds the tiny book and then
+# the sandbox's paper book (two minutes) goes first, to one process. The other runs meanwhile the slow work that needs
+# neither (the wheel, the cluster) and then the tiny HTML book's tests, which need the tiny book only; then the groups
+# that need the sandbox, the longest first; then every other test, in the order collected, shared out at the end.
+FIRST = ("documented commands 1", "tests/test_wheel.py", "cluster", "html", "damaged sandbox", "documented commands 0",
+         "readme book")  # group names, or the file of tests in no group
+
+
+def _turn(item) -> int:
+    mark = item.get_closest_marker("xdist_group")
+    unit = (mark.args[0] if mark.args else mark.kwargs["name"]) if mark else item.nodeid.split("::")[0]
+    return FIRST.index(unit) if unit in FIRST else len(FIRST)
+
+
+def pytest_configure(config):
+    if getattr(config.option, "dist", None) == "loadgroup":
+        config.option.loadscopereorder = False  # hand the work out in the order above
 
 
 def pytest_collection_finish(session):
@@ -200,7 +222,7 @@ def readme_book(request, tmp_path_factory) -> sandbox.Book:
     test that reads it (those of the two commands, the PDF's): built in a copy of the sandbox; or, where
     ENTROPIC_PAPER_BOOK says that ``make check`` (or ``.ci/run``) has just run the two commands in this checkout,
     the paper book they left in ``_build/``, read instead of building the sandbox's."""
-    if os.environ.get("ENTROPIC_PAPER_BOOK"):
+    if sandbox.paper_book():
         built = sandbox.Book(paths.ROOT, None)
         for path in (built.html / "index.html", built.single_page, built.pdf):
             if not path.is_file():

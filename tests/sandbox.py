@@ -64,8 +64,10 @@ def template(root: Path) -> None:
     for label in ("quick", "paper"):  # every profile is tiny here: the session's tiny results are theirs
         shutil.copytree(paths.RESULTS / "tiny", root / "results" / label, ignore=shutil.ignore_patterns(".partial"))
     (root / "build" / "sections").mkdir(parents=True)
-    for page in ("theory", "teaching"):  # pages that compute what they show: current at every profile
-        shutil.copy(paths.EXECUTED / f"{page}.ipynb", root / "build" / "sections" / f"{page}.ipynb")
+    # The theory page reads no results: current at every profile. The teaching page reads two sections' at the book's
+    # profile and renders again, its experiments read back from the tiny book's (publish/memo.py).
+    shutil.copy(paths.EXECUTED / "theory.ipynb", root / "build" / "sections" / "theory.ipynb")
+    shutil.copytree(paths.BUILD / "computed", root / "build" / "computed")
     (root / ".venv").symlink_to(paths.ROOT / ".venv")
     # The copy's install inputs are no newer than the shared environment's stamp, so that make never reinstalls
     # the project from the copy into that environment (its editable install would then point at the copy).
@@ -90,6 +92,33 @@ def copy(template_root: Path, root: Path) -> tuple[Path, dict[str, str]]:
 
 # The README's two commands that build the book a reader opens: the HTML (make book) and the PDF (make pdf).
 BOOK_COMMANDS = ("make book", "make pdf")
+WAIT_FOR_BOOK = 1800  # seconds a test waits for the paper book that .ci/run builds beside the suite
+
+
+def paper_book() -> bool:
+    """Whether the tests read the paper book of ``make check`` in ``_build/`` (ENTROPIC_PAPER_BOOK set): "1" where
+    make book and make pdf have built it; the path of a file where .ci/run builds it beside the suite and writes the
+    two commands' exit status there once done (their output beside it, ``.log``): wait for it, and fail if they did."""
+    value = os.environ.get("ENTROPIC_PAPER_BOOK", "")
+    if value in ("", "1"):
+        return bool(value)
+    import time
+
+    import pytest
+
+    status = paths.ROOT / value
+    waited = time.monotonic()
+    while not status.is_file():
+        if time.monotonic() - waited > WAIT_FOR_BOOK:
+            pytest.fail(f"ENTROPIC_PAPER_BOOK names {value}, which no build of the paper book wrote in "
+                        f"{WAIT_FOR_BOOK} s")
+        time.sleep(2)
+    code = status.read_text().strip()
+    if code != "0":
+        log = status.with_suffix(".log")
+        said = log.read_text()[-3000:] if log.is_file() else "(no log)"
+        pytest.fail(f"make book and make pdf, run beside the suite, exited with {code}:\n{said}", pytrace=False)
+    return True
 
 
 @dataclass(frozen=True)
