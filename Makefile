@@ -2,8 +2,8 @@
 #   make book   render every page from the committed paper-profile results and build the HTML book
 #               (make book PROFILE=quick recomputes the whole book at small size on a CPU, in minutes)
 #   make test   run the test suite
-# and one checks the paper book and its PDF as a reader meets them: make check (CI builds them once, beside make test,
-#   whose ENTROPIC_PAPER_BOOK makes it run the same checks on that build and read it instead of building its own);
+# and one checks the paper book and its PDF as a reader meets them: make check (CI builds them once, then runs make
+#   test with ENTROPIC_PAPER_BOOK=1, which runs the same checks on that build and reads it instead of building its own);
 # and one prints the book: make pdf (_build/pdf/entropic-bound.pdf, through Debian's chromium);
 # and one writes the teaching chapter's lesson: make slides (build/lesson/: reveal.js slides, a one-page handout).
 # The environment holds the package with its extras: [book] (papermill, Jupyter Book, Playwright),

@@ -92,33 +92,6 @@ def copy(template_root: Path, root: Path) -> tuple[Path, dict[str, str]]:
 
 # The README's two commands that build the book a reader opens: the HTML (make book) and the PDF (make pdf).
 BOOK_COMMANDS = ("make book", "make pdf")
-WAIT_FOR_BOOK = 1800  # seconds a test waits for the paper book that .ci/run builds beside the suite
-
-
-def paper_book() -> bool:
-    """Whether the tests read the paper book of ``make check`` in ``_build/`` (ENTROPIC_PAPER_BOOK set): "1" where
-    make book and make pdf have built it; the path of a file where .ci/run builds it beside the suite and writes the
-    two commands' exit status there once done (their output beside it, ``.log``): wait for it, and fail if they did."""
-    value = os.environ.get("ENTROPIC_PAPER_BOOK", "")
-    if value in ("", "1"):
-        return bool(value)
-    import time
-
-    import pytest
-
-    status = paths.ROOT / value
-    waited = time.monotonic()
-    while not status.is_file():
-        if time.monotonic() - waited > WAIT_FOR_BOOK:
-            pytest.fail(f"ENTROPIC_PAPER_BOOK names {value}, which no build of the paper book wrote in "
-                        f"{WAIT_FOR_BOOK} s")
-        time.sleep(2)
-    code = status.read_text().strip()
-    if code != "0":
-        log = status.with_suffix(".log")
-        said = log.read_text()[-3000:] if log.is_file() else "(no log)"
-        pytest.fail(f"make book and make pdf, run beside the suite, exited with {code}:\n{said}", pytrace=False)
-    return True
 
 
 @dataclass(frozen=True)

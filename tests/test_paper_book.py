@@ -18,7 +18,6 @@ import pytest
 
 import printed as printed_book
 import reader
-import sandbox
 import sentences
 from entropic import paths
 from entropic.publish import site
@@ -31,12 +30,6 @@ HTML = paths.ROOT / "_build" / "html"
 PDF = paths.ROOT / "_build" / "pdf" / site.PDF_NAME
 MAIN_PAGES = 60
 CAPTION = re.compile(r"^(Table|Figure) R\d+(\.\d+)*\b")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def built():
-    """The paper book, built (or, under .ci/run, once its build beside the suite has finished)."""
-    assert sandbox.paper_book()
 
 
 @pytest.fixture(scope="module")
