@@ -60,9 +60,9 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     jobs once)."""
     source = paths.notebook_source(section).read_bytes()
     digest = hashlib.sha256(source)
-    for path in sorted(paths.PACKAGE.rglob("*.py")):
+    for path, code in library_sources():
         if paths.ENGINE not in path.parents or not is_section(section):
-            digest.update(path.read_bytes())
+            digest.update(code)
     read = () if is_section(section) else reads_results(source)
     if is_section(section) or read:  # a page that computes what it shows is the same at any profile
         digest.update(json.dumps([profile, overrides], sort_keys=True, default=str).encode())
@@ -80,6 +80,30 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     for other in getattr(module, "READS", ()):  # sections whose stored results this section's page also shows
         digest.update(fingerprint(other, shown_profile(other, profile, {}), {}).encode())
     return digest.hexdigest()[:16]
+
+
+_SOURCES: dict[tuple, tuple[tuple[Path, bytes], ...]] = {}  # the library's files as last read, by sizes and times
+
+
+def library_sources() -> tuple[tuple[Path, bytes], ...]:
+    """Every Python file of the library with its bytes, in path order: read once and again only when a file is added,
+    removed or changed (a build asks for each page's fingerprint, and the ledger's and the intro's take every
+    section's)."""
+    files = sorted(paths.PACKAGE.rglob("*.py"))
+    key = tuple((path, path.stat().st_mtime_ns, path.stat().st_size) for path in files)
+    sources = _SOURCES.get(key)
+    if sources is None:  # pages render in threads: each keeps what it read, whichever stores it last
+        sources = tuple((path, path.read_bytes()) for path in files)
+        _SOURCES.clear()
+        _SOURCES[key] = sources
+    return sources
+
+
+def keep_newest(folder: Path, count: int) -> None:
+    """Delete all but the ``count`` folders in ``folder`` written or used last (their modification times)."""
+    kept = sorted((p for p in folder.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[count:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 def reads_results(source: bytes) -> tuple[str, ...]:
@@ -237,9 +261,7 @@ def _keep(section: str, stamp: str, label: str, out_dir: Path) -> None:
     tables = paths.TABLES / label / section
     if tables.is_dir():
         shutil.copytree(tables, kept / "tables")
-    renders = sorted((p for p in kept.parent.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in renders[KEPT_RENDERS:]:
-        shutil.rmtree(old, ignore_errors=True)
+    keep_newest(kept.parent, KEPT_RENDERS)
 
 
 def _restore(section: str, stamp: str, label: str, out_dir: Path) -> bool:

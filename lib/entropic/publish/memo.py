@@ -17,20 +17,23 @@ import functools
 import hashlib
 import os
 import pickle
-import shutil
 import sys
-from pathlib import Path
 
 from .. import paths
+from . import build
 
 KEPT = 4  # library versions whose computations stay stored (the newest, by when last written)
 
 
-@functools.cache
 def _library_digest() -> str:
+    return _digest(build.library_sources())
+
+
+@functools.cache
+def _digest(sources: tuple[tuple, ...]) -> str:
     digest = hashlib.sha256()
-    for path in sorted(paths.PACKAGE.rglob("*.py")):
-        digest.update(path.relative_to(paths.PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    for path, code in sources:
+        digest.update(path.relative_to(paths.PACKAGE).as_posix().encode() + b"\0" + code)
     return digest.hexdigest()
 
 
@@ -81,18 +84,11 @@ def remembered_call(function, *args, **kwargs):
     value = function(*args, **kwargs)
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
-        _prune(folder.parent)
+        build.keep_newest(folder.parent, KEPT)
     staged = path.with_name(f"{path.name}.{os.getpid()}.partial")
     staged.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     staged.replace(path)  # whole or not at all, whichever page writes it first
     return value
-
-
-def _prune(computed: Path) -> None:
-    """Keep the computations of the ``KEPT`` library versions written last."""
-    versions = sorted((p for p in computed.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in versions[KEPT:]:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 class Remembered:

@@ -65,7 +65,6 @@ def readings(found: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=READINGS_COLUMNS).set_index("corpus")
 
 
-
 def _source(source: str) -> str:
     return {analysis.SWEEP: "sweep (trained)", second.ONE_ENGINE: "sweep (one engine)",
             analysis.APP_B: "App. B's models"}.get(source, source)
