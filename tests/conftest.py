@@ -29,6 +29,13 @@ import sandbox  # noqa: E402
 from entropic import paths  # noqa: E402
 from entropic.publish import build as book  # noqa: E402
 
+# The teaching and theory pages' experiments are stored per version of the library (publish/memo.py: a digest of its
+# files, the thread count, the packages' versions). Those this checkout's own pages stored (its make book: in CI, the
+# paper book built before the suite) are this version's values to the last bit: the session starts with them, and
+# computes only the versions they lack (a fresh clone's suite computes them all).
+if (paths.ROOT / "build" / "computed").is_dir():
+    shutil.copytree(paths.ROOT / "build" / "computed", paths.BUILD / "computed", dirs_exist_ok=True)
+
 # ``make test`` runs the suite in two processes (pytest-xdist): each takes its share of the cores, since two
 # torch processes each on every core slow each other several times over: this process, the kernels and
 # commands it starts (OMP_NUM_THREADS) and every job they run (ENTROPIC_MAX_THREADS caps a section's THREADS).

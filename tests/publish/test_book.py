@@ -86,6 +86,28 @@ def test_a_page_starts_once_the_pages_it_reads_have_run_and_the_pages_waited_for
         book.execute_all([("ladder", "tiny", {}), ("teaching", "tiny", {})], workers=2, log=lambda *_: None)
 
 
+
+def test_pages_rendered_side_by_side_share_the_cores_unless_the_caller_set_the_threads(monkeypatch):
+    import os
+
+    seen = {}
+
+    def execute(name, profile, overrides, log=print):  # what the page's kernel would inherit
+        seen[name] = os.environ.get("OMP_NUM_THREADS")
+        return name
+
+    monkeypatch.setattr(book, "execute", execute)
+    monkeypatch.setattr(book, "reads_from", lambda name: ())
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    pages = [(name, "tiny", {}) for name in ("surrogate", "ladder")]
+    book.execute_all(pages, workers=4, log=lambda *_: None)
+    assert seen == {"surrogate": "2", "ladder": "2"} and "OMP_NUM_THREADS" not in os.environ
+    book.execute_all(pages, workers=1, log=lambda *_: None)
+    assert seen == {"surrogate": None, "ladder": None}  # one page at a time: every core
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    book.execute_all(pages, workers=4, log=lambda *_: None)
+    assert seen == {"surrogate": "3", "ladder": "3"}  # the caller's
 def test_a_page_with_nothing_readable_says_whether_its_entries_are_missing_or_corrupt():
     import nbformat
 
