@@ -11,6 +11,7 @@ headings, from the single page it was printed from. ``test_pdf`` runs these on t
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from pathlib import Path
@@ -27,9 +28,27 @@ def _words(text: str) -> str:
 
 def page_texts(pdf: Path) -> list[str]:
     """Each page's text, its whitespace collapsed and its ligatures undone."""
+    return list(_page_texts(pdf, _stamp(pdf)))
+
+
+# A PDF's text is read once per process and file version (several tests read the same PDF, which takes seconds).
+def _stamp(pdf: Path) -> tuple[int, int]:
+    return pdf.stat().st_mtime_ns, pdf.stat().st_size
+
+
+@functools.lru_cache(maxsize=4)
+def _page_texts(pdf: Path, stamp: tuple[int, int]) -> tuple[str, ...]:
     from pypdf import PdfReader
 
-    return [_words(page.extract_text() or "") for page in PdfReader(pdf).pages]
+    return tuple(_words(page.extract_text() or "") for page in PdfReader(pdf).pages)
+
+
+@functools.lru_cache(maxsize=4)
+def _tops_to_bottoms(pdf: Path, stamp: tuple[int, int]) -> tuple[str, ...]:
+    """Each page's :func:`_text_top_to_bottom`, without spaces."""
+    from pypdf import PdfReader
+
+    return tuple(_text_top_to_bottom(page).replace(" ", "") for page in PdfReader(pdf).pages)
 
 
 def web_controls(texts: list[str]) -> list[str]:
@@ -68,12 +87,9 @@ def _text_top_to_bottom(page) -> str:
 
 def orphaned_headings(pdf: Path, single_page: Path) -> list[str]:
     """Pages whose last text (lowest on the page, above the footer) is a heading of the book."""
-    from pypdf import PdfReader
-
     known = headings(single_page)
     problems = []
-    for k, page in enumerate(PdfReader(pdf).pages, start=1):
-        text = _text_top_to_bottom(page).replace(" ", "")
+    for k, text in enumerate(_tops_to_bottoms(pdf, _stamp(pdf)), start=1):
         problems += [f"page {k} ends on the heading {h!r}" for h in known if text and text.endswith(h)]
     return problems
 
@@ -82,14 +98,12 @@ def captions_apart(pdf: Path, single_page: Path) -> list[str]:
     """Pages whose first text (from the top) is a figure's caption: the figure stands above its caption, so it was
     printed on the page before. Captions are known by their opening words in the single-page build."""
     from bs4 import BeautifulSoup
-    from pypdf import PdfReader
 
     soup = BeautifulSoup(single_page.read_text(), "html.parser")
     openings = {_words(c.get_text(" "))[:30].replace(" ", "") for c in soup.select("figure > figcaption")
                 if not c.find_parent("figure", class_="entropic-table")}
     problems = []
-    for k, page in enumerate(PdfReader(pdf).pages, start=1):
-        text = _text_top_to_bottom(page).replace(" ", "")
+    for k, text in enumerate(_tops_to_bottoms(pdf, _stamp(pdf)), start=1):
         problems += [f"page {k} opens on the caption {text[:40]!r}" for o in openings if o and text.startswith(o)]
     return problems
 

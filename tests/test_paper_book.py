@@ -12,7 +12,6 @@ import http.server
 import os
 import re
 import threading
-import unicodedata
 
 import pytest
 
@@ -47,30 +46,36 @@ def served():
     server.shutdown()
 
 
-def each_page_at_1280(served, check) -> list[str]:
-    """``check(page)``'s findings on every page of the served book, opened at 1280 px wide, each named by its page."""
+# What each test reads off every page of the served book at 1280 px wide: one walk for both (a page's folds closed to
+# measure its height, then opened to measure its figures).
+CHECKS_AT_1280 = {"height and prose": lambda page: reader.too_tall(page) + reader.code_in_prose(page),
+                  "figures": reader.shrunk_figures}
+
+
+@pytest.fixture(scope="module")
+def at_1280(served) -> dict[str, list[str]]:
+    """Each of ``CHECKS_AT_1280``'s findings on every page of the served book, each named by its page."""
     from playwright.sync_api import sync_playwright
 
-    problems = []
+    problems = {name: [] for name in CHECKS_AT_1280}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         for name in pages(HTML):
             page.goto(f"{served}/{name}", wait_until="load")
             page.wait_for_timeout(300)
-            problems += [f"{name}: {found}" for found in check(page)]
+            for check, read in CHECKS_AT_1280.items():
+                problems[check] += [f"{name}: {found}" for found in read(page)]
         browser.close()
     return problems
 
 
-def test_every_page_reads_in_minutes_with_no_code_name_in_its_prose(served):
-    problems = each_page_at_1280(served, lambda page: reader.too_tall(page) + reader.code_in_prose(page))
-    assert not problems, "\n".join(problems)
+def test_every_page_reads_in_minutes_with_no_code_name_in_its_prose(at_1280):
+    assert not at_1280["height and prose"], "\n".join(at_1280["height and prose"])
 
 
-def test_every_figure_is_shown_at_its_size_where_the_column_has_room(served):
-    problems = each_page_at_1280(served, reader.shrunk_figures)
-    assert not problems, "\n".join(problems)
+def test_every_figure_is_shown_at_its_size_where_the_column_has_room(at_1280):
+    assert not at_1280["figures"], "\n".join(at_1280["figures"])
 
 
 def test_every_page_of_the_paper_book_gives_a_claim_one_verdict():
@@ -149,15 +154,19 @@ def test_the_sentence_check_fails_on_each_contradiction_reintroduced_into_a_real
     assert any(found in p for p in problems), problems
 
 
+# The PDF's tests run in the process that runs the tests of the PDF make pdf printed (tests/publish/test_pdf.py), which
+# under ENTROPIC_PAPER_BOOK is this one: that process reads its text once (printed.page_texts).
+SAME_PDF = pytest.mark.xdist_group("readme book")
+
+
 @pytest.fixture(scope="module")
 def printed() -> list[str]:
-    from pypdf import PdfReader
-
     if not PDF.is_file():
         pytest.fail(f"no PDF at {PDF}: run make pdf first (make check does)")
-    return [" ".join(unicodedata.normalize("NFKC", page.extract_text() or "").split()) for page in PdfReader(PDF).pages]
+    return printed_book.page_texts(PDF)
 
 
+@SAME_PDF
 def test_the_pdf_opens_with_a_title_page_and_its_abstract_then_contents_with_page_numbers(printed):
     assert "The Entropic Bound for Transformers" in printed[0] and "executable reproduction" in printed[0]
     assert "Abstract" in printed[0] and "entropic" in printed[0]
@@ -168,6 +177,7 @@ def test_the_pdf_opens_with_a_title_page_and_its_abstract_then_contents_with_pag
     assert len(numbers) >= 10 and numbers == sorted(numbers) and numbers[-1] <= len(printed)
 
 
+@SAME_PDF
 def test_no_page_of_the_pdf_holds_only_a_caption_and_the_main_text_fits_sixty_pages(printed):
     alone = [k + 1 for k, text in enumerate(printed)
              if CAPTION.match(re.sub(r"^\d+\s", "", text)) and len(text.split()) < 80]
@@ -178,6 +188,7 @@ def test_no_page_of_the_pdf_holds_only_a_caption_and_the_main_text_fits_sixty_pa
     assert not any("Show code cell" in text or "Hide code cell" in text for text in printed)  # no web controls
 
 
+@SAME_PDF
 def test_the_pdf_is_a_document_the_abstract_once_no_web_control_no_nearly_empty_page_no_heading_at_a_foot(printed):
     assert not printed_book.web_controls(printed)
     abstract = re.search(r"Abstract\. (.{60})", printed[0])[1]  # its opening words, on the title page
@@ -188,6 +199,7 @@ def test_the_pdf_is_a_document_the_abstract_once_no_web_control_no_nearly_empty_
     assert not printed_book.captions_apart(PDF, single_page)  # a figure's caption printed apart from it
 
 
+@SAME_PDF
 def test_the_evidence_appendix_holds_proofs_tables_and_figures_and_is_at_most_half_the_pdf(printed):
     start = printed_book.appendix_start(printed)
     assert len(printed) - start + 1 <= len(printed) / 2, f"the appendix runs from page {start} of {len(printed)}"

@@ -20,13 +20,11 @@ NUMBER = re.compile(r"(?:Table|Figure) R\d+\.\d+")
 
 @pytest.fixture(scope="session")
 def printed_book(readme_book):
-    """The PDF ``make pdf`` printed and its text, page by page."""
-    from pypdf import PdfReader
-
+    """The PDF ``make pdf`` printed and its text, page by page (``printed.page_texts``)."""
     if readme_book.ran is not None:
         status, said = readme_book.ran.get("make pdf", (None, "make pdf did not run: make book failed"))
         assert status == 0, said
-    return readme_book.pdf, [page.extract_text() for page in PdfReader(readme_book.pdf).pages]
+    return readme_book.pdf, printed.page_texts(readme_book.pdf)
 
 
 def test_every_chapter_starts_a_page_of_its_own(printed_book, readme_book):
@@ -67,15 +65,14 @@ def test_only_the_html_and_single_page_builders_exist():
 
 
 def test_the_pdf_prints_no_web_control_and_the_abstract_once(printed_book):
-    pages = printed.page_texts(printed_book[0])
+    pages = printed_book[1]
     assert not printed.web_controls(pages)
     abstract = re.search(r"Abstract\. (.{60})", pages[0])[1]  # its opening words, on the title page
     assert sum(text.count(abstract) for text in pages) == 1
 
 
 def test_no_page_is_nearly_empty_no_heading_ends_a_page_and_no_caption_opens_one(printed_book, readme_book):
-    path = printed_book[0]
-    pages = printed.page_texts(path)
+    path, pages = printed_book
     assert not printed.short_pages(pages)
     single_page = readme_book.single_page
     assert not printed.orphaned_headings(path, single_page)
@@ -83,7 +80,7 @@ def test_no_page_is_nearly_empty_no_heading_ends_a_page_and_no_caption_opens_one
 
 
 def test_the_appendix_prints_proofs_tables_and_figures_not_every_fold_and_is_at_most_half_the_book(printed_book):
-    pages = printed.page_texts(printed_book[0])
+    pages = printed_book[1]
     start = printed.appendix_start(pages)
     assert len(pages) - start + 1 <= len(pages) / 2
     appendix = " ".join(pages[start - 1:])
