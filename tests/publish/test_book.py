@@ -47,6 +47,9 @@ def test_a_page_that_names_a_section_it_reads_must_name_one_of_the_book(tmp_path
     assert book.reads_results(header.format("real_corpora").encode()) == ("ladder", "real_corpora")
     assert book.reads_results(b"---\nentropic:\n  reads_results: true\n---\n") == tuple(book.toc_sections())
     assert book.reads_results(b"# no header\n") == ()
+    assert book.reads_from("intro") == (*book.toc_sections(), "ledger")  # whose section rows it reads, stored
+    with pytest.raises(ValueError, match="renders_after names 'ledgr', which the book has no page of"):
+        book.renders_after(b"---\nentropic:\n  renders_after: [ledgr]\n---\n")
     with pytest.raises(ValueError, match="'ladderz', which the book has no section of"):
         book.reads_results(header.format("ladderz").encode())
 

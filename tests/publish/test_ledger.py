@@ -108,3 +108,21 @@ def test_a_page_reads_the_rows_of_the_sections_it_names_and_only_sections_of_the
                                   right=whole.reset_index(drop=True).astype(object).fillna("missing"))
     with pytest.raises(ValueError, match="no section 'appendix_b'"):
         ledger.frame("tiny", ["appendix_b"])
+
+
+def test_a_sections_rows_are_computed_once_per_state_of_its_page(claims, tmp_path, monkeypatch):
+    from entropic import paths
+
+    monkeypatch.setattr(paths, "BUILD", tmp_path / "build")  # stored here, not where the other tests' rows are
+    module, calls = registry.module("ablation"), []
+    compare = module.compare
+    monkeypatch.setattr(module, "compare", lambda results: calls.append(1) or compare(results))
+    first = pd.DataFrame(ledger.section_rows("ablation", "tiny"), columns=ledger.COLUMNS)
+    again = pd.DataFrame(ledger.section_rows("ablation", "tiny"), columns=ledger.COLUMNS)  # the ledger's, the intro's
+    assert len(calls) == 1 and again.equals(first)
+    pd.testing.assert_frame_equal(first.astype(object).fillna("missing"), check_dtype=False,
+                                  right=claims[claims["section"] == "ablation"].reset_index(drop=True)
+                                  .astype(object).fillna("missing"))
+    monkeypatch.setattr(book, "fingerprint", lambda *args, **kwargs: "another state of the page")  # an entry changed
+    ledger.section_rows("ablation", "tiny")
+    assert len(calls) == 2

@@ -60,6 +60,20 @@ def normalized_source(obj) -> str:
     return _dump(_strip_docstrings(ast.parse(textwrap.dedent(source))))
 
 
+# Each object's normalized source, read once per process: a function reached by several sections' jobs (the engine's
+# estimators, the training loop) is read once, not once per section and kind (a third of the time of every command
+# that checks the store, each computing every section's keys). Like the keys, it holds while the object exists: an
+# edited module is a new module object, with new objects.
+_NORMALIZED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _normalized(obj) -> str:
+    known = _NORMALIZED.get(obj)
+    if known is None:
+        known = _NORMALIZED[obj] = normalized_source(obj)
+    return known
+
+
 def _codes(obj) -> list[types.CodeType]:
     """The code objects of a function, or of every method of a class (properties and static methods
     included), with the code objects nested in them (lambdas, comprehensions, inner functions)."""
@@ -101,7 +115,7 @@ class _Walker:
             name = f"{obj.__module__}.{obj.__qualname__}"
             if name in self.pieces:
                 continue
-            self.pieces[name] = normalized_source(obj)
+            self.pieces[name] = _normalized(obj)
             namespace = vars(sys.modules[obj.__module__]) if inspect.isclass(obj) else obj.__globals__
             names = {n for code in _codes(obj) for n in code.co_names}
             if inspect.isclass(obj):

@@ -112,13 +112,7 @@ def reads_results(source: bytes) -> tuple[str, ...]:
     book (``entropic: reads_results: true``) or those it names (``reads_results: [ladder, real_corpora]``); none for a
     page that computes everything it shows (the same at every profile). A name that is no section raises
     ValueError."""
-    import yaml
-
-    text = source.decode()
-    if not text.startswith("---"):
-        return ()
-    header = yaml.safe_load(text.split("---", 2)[1]) or {}
-    declared = (header.get("entropic") or {}).get("reads_results")
+    declared = _declared(source, "reads_results")
     if not declared:
         return ()
     sections = toc_sections()
@@ -130,6 +124,30 @@ def reads_results(source: bytes) -> tuple[str, ...]:
         raise ValueError(f"reads_results names {', '.join(map(repr, unknown))}, which the book has no section of "
                          f"(its sections: {', '.join(sections)})")
     return tuple(names)
+
+
+def renders_after(source: bytes) -> tuple[str, ...]:
+    """The pages of the book a page's notebook declares it renders after, in its header (``entropic: renders_after:
+    [ledger]``: the intro, which states the ledger's verdicts, reads the section rows the ledger computed and stored,
+    ``ledger.section_rows``); a name that is no page of the book raises ValueError."""
+    names = _declared(source, "renders_after") or []
+    names = [names] if isinstance(names, str) else list(names)
+    unknown = [name for name in names if name not in toc_notebooks()]
+    if unknown:
+        raise ValueError(f"renders_after names {', '.join(map(repr, unknown))}, which the book has no page of "
+                         f"(its pages: {', '.join(toc_notebooks())})")
+    return tuple(names)
+
+
+def _declared(source: bytes, key: str):
+    """What a notebook's header declares under ``entropic: <key>``; None where it declares nothing."""
+    import yaml
+
+    text = source.decode()
+    if not text.startswith("---"):
+        return None
+    header = yaml.safe_load(text.split("---", 2)[1]) or {}
+    return (header.get("entropic") or {}).get(key)
 
 
 def stored_fingerprint(path: Path) -> str | None:
@@ -329,8 +347,9 @@ def _placeholder(notebook, section: str, profile: str, corrupt: list[tuple[str, 
 def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, log=print) -> list[Path]:
     """Render several pages, ``(name, profile, overrides)`` each, ``workers`` at a time (default: one per
     CPU core; each page runs in its own kernel process). A page that reads other sections' stored results (the
-    ledger and the intro every section's, the teaching page two, a section its module's ``READS``:
-    :func:`reads_from`) starts once the pages of those sections, which may compute them, have run, and the pages
+    ledger and the intro every section's, the teaching page two, a section its module's ``READS``), or declares it
+    renders after another page (the intro, after the ledger: :func:`reads_from`), starts once those pages, which may
+    compute what it reads, have run, and the pages
     that let a page start soonest go first, so the teaching page (the longest) runs beside the other sections
     instead of after them. Errors are raised after every page has run, the first one
     first, so one failing page does not stop the others."""
@@ -393,11 +412,13 @@ def _threads_per_kernel(workers: int):
 
 
 def reads_from(name: str) -> tuple[str, ...]:
-    """The sections whose stored results page ``name`` reads: a section's module's ``READS``, another page's
-    :func:`reads_results`."""
+    """The pages page ``name`` renders after: the sections whose stored results it reads (a section's module's
+    ``READS``, another page's :func:`reads_results`) and the pages it declares it renders after
+    (:func:`renders_after`)."""
     if is_section(name):
         return tuple(getattr(registry.module(name), "READS", ()))
-    return reads_results(paths.notebook_source(name).read_bytes())
+    source = paths.notebook_source(name).read_bytes()
+    return reads_results(source) + renders_after(source)
 
 
 def toc_notebooks(root: Path = paths.ROOT) -> list[str]:

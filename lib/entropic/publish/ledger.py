@@ -13,7 +13,7 @@ import pandas as pd
 from .. import registry
 from ..jobs import runner
 from ..report import verdicts
-from . import build
+from . import build, memo
 
 BEYOND = "Beyond the paper"  # the caption of the part of ``_toc.yml`` whose pages go past the paper
 COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "ours shown", "kind",
@@ -27,11 +27,21 @@ OURS = ("convex regression on recovered attention", "maximum likelihood (= train
 
 
 def section_rows(name: str, profile: str) -> list[dict]:
-    """The ledger rows of one section: its comparison rows, then its claims that no row decides."""
+    """The ledger rows of one section: its comparison rows, then its claims that no row decides. Computed once per
+    state of the section's page at the profile it shows (its fingerprint: its stored entries and its code) and version
+    of the library (``memo``): the ledger, the intro and the teaching page each read every section's rows, or one's,
+    and a build that changed one section computes that section's rows alone."""
     module = registry.module(name)
     if not module.CLAIMS:  # a section beyond the paper that judges hypotheses of its own, no claim of the paper
         return []
     shown = build.shown_profile(name, profile, {})
+    return memo.remembered_call(_section_rows, name, shown, build.fingerprint(name, shown, {}))
+
+
+def _section_rows(name: str, shown: str, fingerprint: str) -> list[dict]:
+    """:func:`section_rows` at the profile the book shows; ``fingerprint``, the section page's there, names what the
+    rows are computed from (the key they are stored under)."""
+    module = registry.module(name)
     results = runner.run(name, shown, compute=False, progress=False, log=lambda *_: None)
     base = {"section": name, "title": module.TITLE, "table": module.TABLE, "profile": shown}
     rows, decided = [], set()

@@ -1,5 +1,6 @@
 """What a page computes from the library alone (the teaching page's and the theory page's experiments), computed once
-per version of the library and set of arguments.
+per version of the library and set of arguments; and a section's rows of the claims ledger (``ledger.section_rows``),
+which name what else they are computed from, the section page's fingerprint, among their arguments.
 
 A page that computes what it shows renders again whenever its inputs change: a stored result it also reads, its
 profile, any library file. Most of its computations depend on none of these but the library, so rendering it again at
