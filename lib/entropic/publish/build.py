@@ -349,10 +349,9 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
     CPU core; each page runs in its own kernel process). A page that reads other sections' stored results (the
     ledger and the intro every section's, the teaching page two, a section its module's ``READS``), or declares it
     renders after another page (the intro, after the ledger: :func:`reads_from`), starts once those pages, which may
-    compute what it reads, have run, and the pages
-    that let a page start soonest go first, so the teaching page (the longest) runs beside the other sections
-    instead of after them. Errors are raised after every page has run, the first one
-    first, so one failing page does not stop the others."""
+    compute what it reads, have run, and the pages that let a page start soonest go first, so the teaching page (the
+    longest) runs beside the other sections instead of after them. Errors are raised after every page has run, the
+    first one first, so one failing page does not stop the others."""
     import concurrent.futures
     import threading
 
