@@ -32,7 +32,8 @@ from entropic.publish import build as book  # noqa: E402
 # The teaching and theory pages' experiments are stored per version of the library (publish/memo.py: a digest of its
 # files, the thread count, the packages' versions). Those this checkout's own pages stored (its make book: in CI, the
 # paper book built before the suite) are this version's values to the last bit: the session starts with them, and
-# computes only the versions they lack (a fresh clone's suite computes them all).
+# computes only the versions they lack (a fresh clone's suite computes them all). The ledger rows stored beside them
+# are keyed by the checkout's section pages, which no page of the session's results asks for.
 if (paths.ROOT / "build" / "computed").is_dir():
     shutil.copytree(paths.ROOT / "build" / "computed", paths.BUILD / "computed", dirs_exist_ok=True)
 
