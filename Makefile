@@ -19,9 +19,6 @@ PROFILE ?=
 PROFILE_FLAG := $(if $(PROFILE),--profile $(PROFILE))
 # $(call TICKING,what,command): run command and, while it runs, say "what: N s" every TICK seconds (pip --quiet and
 # chromium print nothing for a minute or more); the exit status is the command's.
-# The install compiles the installed packages' bytecode afterwards, on every core (pip compiles file by file on one,
-# which took as long as the install itself); as with pip, a file that does not compile on this Python (a module
-# written for a newer one, inside torch's tests) is left as source.
 TICK ?= 10
 COMMA := ,
 TICKING = { ( $(2) ) & pid=$$!; s=0; while kill -0 $$pid 2>/dev/null; do sleep 1; s=$$((s + 1)); \
@@ -29,6 +26,9 @@ TICKING = { ( $(2) ) & pid=$$!; s=0; while kill -0 $$pid 2>/dev/null; do sleep 1
 
 .PHONY: book section pdf slides test check lint bench clean
 
+# The install compiles the installed packages' bytecode afterwards, on every core (pip compiles file by file on one,
+# which took as long as the install itself); as with pip, a file that does not compile on this Python (a module
+# written for a newer one, inside torch's tests) is left as source.
 $(STAMP): pyproject.toml requirements.lock
 	@echo "Installing the project with the pins of requirements.lock into $(VENV)/ (once; a few minutes on a fresh machine)"
 	@start=$$(date +%s); \

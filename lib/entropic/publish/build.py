@@ -91,7 +91,7 @@ def library_sources() -> tuple[tuple[Path, bytes], ...]:
     removed or changed (a build asks for each page's fingerprint, and the ledger's and the intro's take every
     section's)."""
     files = sorted(paths.PACKAGE.rglob("*.py"))
-    key = tuple((path, path.stat().st_mtime_ns, path.stat().st_size) for path in files)
+    key = tuple((path, stat.st_mtime_ns, stat.st_size) for path, stat in ((path, path.stat()) for path in files))
     sources = _SOURCES.get(key)
     if sources is None:  # pages render in threads: each keeps what it read, whichever stores it last
         sources = tuple((path, path.read_bytes()) for path in files)
@@ -132,10 +132,11 @@ def renders_after(source: bytes) -> tuple[str, ...]:
     ``ledger.section_rows``); a name that is no page of the book raises ValueError."""
     names = _declared(source, "renders_after") or []
     names = [names] if isinstance(names, str) else list(names)
-    unknown = [name for name in names if name not in toc_notebooks()]
+    pages = toc_notebooks()
+    unknown = [name for name in names if name not in pages]
     if unknown:
         raise ValueError(f"renders_after names {', '.join(map(repr, unknown))}, which the book has no page of "
-                         f"(its pages: {', '.join(toc_notebooks())})")
+                         f"(its pages: {', '.join(pages)})")
     return tuple(names)
 
 
@@ -399,11 +400,10 @@ def _threads_per_kernel(workers: int):
     """While pages render ``workers`` at a time, each page's kernel takes its share of the cores: ``OMP_NUM_THREADS``,
     which the kernel's torch reads when it starts, unless the caller set it (torch on every core in each of two
     kernels made the book's pages take 14 % longer here). This process's torch, started already, keeps its threads."""
-    share = str(max(1, (os.cpu_count() or 1) // workers))
     if workers == 1 or "OMP_NUM_THREADS" in os.environ:
         yield
         return
-    os.environ["OMP_NUM_THREADS"] = share
+    os.environ["OMP_NUM_THREADS"] = str(max(1, (os.cpu_count() or 1) // workers))
     try:
         yield
     finally:

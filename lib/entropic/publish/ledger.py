@@ -34,8 +34,10 @@ def section_rows(name: str, profile: str) -> list[dict]:
     module = registry.module(name)
     if not module.CLAIMS:  # a section beyond the paper that judges hypotheses of its own, no claim of the paper
         return []
-    shown = build.shown_profile(name, profile, {})
-    return memo.remembered_call(_section_rows, name, shown, build.fingerprint(name, shown, {}))
+    planned = runner.plan(name, profile)  # what it shows and its fingerprint read one plan, as a page's build does
+    shown = build.shown_profile(name, profile, {}, planned)
+    stamp = build.fingerprint(name, shown, {}, planned if shown == profile else None)
+    return memo.remembered_call(_section_rows, name, shown, stamp)
 
 
 def _section_rows(name: str, shown: str, fingerprint: str) -> list[dict]:
