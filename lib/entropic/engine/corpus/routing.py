@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RoutingCorpus", "routing_corpus", "routing_kernel"]
+__all__ = ["RoutingCorpus", "routing_blind", "routing_corpus", "routing_kernel"]
 
 
 @dataclass(frozen=True)
@@ -114,3 +114,23 @@ def routing_corpus(keys: int = 32, values: int = 4, r_star: int = 8, score_scale
     # per window: context/2 memory targets (the last one the next document's first memory) and context/2 answers
     floor = (val_docs * (context // 2) * math.log(keys * values) + answer_entropy) / (val_docs * context)
     return RoutingCorpus(train.reshape(-1), val.reshape(-1), keys * values + values, float(floor), S)
+
+
+def routing_blind(made: RoutingCorpus, values: int, context: int) -> float:
+    """The cross-entropy (nats/char) on ``made.val`` of the routing teacher with its kernel replaced by zero (every
+    earlier memory equally likely to be copied), on the predictions ``RoutingCorpus.floor`` averages over: what a
+    model that has not learned the kernel at all reaches. Computed exactly from the documents, as the floor is."""
+    K = made.kernel.shape[0]
+    docs = made.val.reshape(-1, context)
+    keys, vals = docs[:, 0::2] // values, docs[:, 0::2] % values  # (docs, memories)
+    rows, cross = np.arange(len(docs))[:, None], 0.0
+    for j in range(context // 2):
+        score = made.kernel[keys[:, j][:, None], keys[:, :j + 1]]
+        weight = np.exp(score - score.max(1, keepdims=True))
+        weight /= weight.sum(1, keepdims=True)
+        prob, flat = np.zeros((len(docs), values)), np.zeros((len(docs), values))
+        np.add.at(prob, (rows, vals[:, :j + 1]), weight)
+        np.add.at(flat, (rows, vals[:, :j + 1]), 1 / (j + 1))
+        cross += float(-(prob * np.log(np.where(flat > 0, flat, 1.0))).sum())
+    memories = len(docs) * (context // 2) * math.log(K * values)
+    return (memories + cross) / (len(docs) * context)

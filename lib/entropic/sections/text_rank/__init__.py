@@ -11,15 +11,15 @@ names on. Used by ``notebooks/text_rank.md``.
 from __future__ import annotations
 
 from .analysis import DECIDED, MISSING, check, compare, first, ranks, rows, variation
-from .declared import DECLARED, FIRST_DATE, SECOND, SECOND_DATE
+from .declared import DECLARED, FIRST_DATE, SECOND, SECOND_DATE, THIRD, THIRD_DATE
 from .figures import figure_calibration, figure_deficiency, figure_kernels
-from .fits import fit, kernel_rows
+from .fits import FITS, fit, kernel_rows
 from .prose import facts
 from .second import judge
 from .spec import CLAIMS, READS, ROUTING, TABLE, TITLE, Config, jobs
 from .tables import calibration, cost, first_table, outcomes, readings
 
-__all__ = ["CLAIMS", "DECIDED", "DECLARED", "FIRST_DATE", "MISSING", "READS", "ROUTING", "SECOND", "SECOND_DATE",
+__all__ = ["CLAIMS", "DECIDED", "DECLARED", "FITS", "FIRST_DATE", "MISSING", "READS", "ROUTING", "SECOND", "SECOND_DATE", "THIRD", "THIRD_DATE",
            "TABLE", "TITLE", "Config", "calibration", "check", "compare", "cost", "facts", "figure_calibration",
            "figure_deficiency", "figure_kernels", "first", "first_table", "fit", "jobs", "judge", "kernel_rows",
            "outcomes", "ranks", "readings", "rows", "variation"]

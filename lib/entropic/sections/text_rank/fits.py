@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import torch
 
-from ...engine.corpus import corpora, routing
+from ...engine.corpus import copying, corpora, routing
 from ...engine.lm.charlm import evaluate
 from ...engine.lm.ranked import RankedLM
 from ...engine.lm.train import train_charlm
@@ -48,12 +48,43 @@ def kernel_rows(model: RankedLM) -> list[dict]:
     return rows
 
 
+def _generated(p: dict):
+    """The generator of a ``generated`` job (the routing or the copying corpus), with its floor and the
+    zero-kernel teacher's cross-entropy (``blind``) among the columns; windows start a document."""
+    if p["corpus"] == ROUTING:
+        made = routing.routing_corpus(p["routing_keys"], p["routing_values"], p["routing_rank"], p["routing_scale"],
+                                      p["context"], p["routing_docs"], p["routing_val_docs"], seed=0)
+        blind = routing.routing_blind(made, p["routing_values"], p["context"])
+    else:
+        made = copying.copying_corpus(p["copying_symbols"], p["copying_rank"], p["copying_share"],
+                                      p["copying_scale"], p["context"], p["routing_docs"], p["routing_val_docs"],
+                                      seed=0)
+        blind = made.blind
+    source = {"source": "generated", "vocab_size": made.vocab_size, "chars": len(made.train), "floor": made.floor,
+              "blind": blind}
+    return made.train, {"val_loss": made.val}, source, p["context"]
+
+
 def fit(job: Job, scratch=None) -> dict[str, list[dict]]:
     """Train one student (``RankedLM`` of width ``rank``) with App. B's protocol and AdamW's fused kernel, measuring
     it at every checkpoint: its validation loss on each held-out part, its recent training loss, and its kernels
     (``kernel_rows``). ``scratch`` (a file the runner provides) holds the training state between checkpoints."""
     p = job.params
-    train, held, source, align = (_routing if p["corpus"] == ROUTING else _real)(p)
+    return _student(p, *(_routing if p["corpus"] == ROUTING else _real)(p), scratch)
+
+
+def fit_generated(job: Job, scratch=None) -> dict[str, list[dict]]:
+    """``fit`` on a generator of the third declaration's calibration (``_generated``): the same student, protocol
+    and measurements, with the generator's floor and zero-kernel cross-entropy stored beside each loss."""
+    return _student(job.params, *_generated(job.params), scratch)
+
+
+FITS = {"train": fit, "generated": fit_generated}
+
+
+def _student(p: dict, train, held: dict, source: dict, align, scratch) -> dict[str, list[dict]]:
+    """One student of job parameters ``p`` trained on ``train`` and measured on each stream of ``held`` at every
+    checkpoint, ``source``'s columns beside each loss (``align``: windows start a document of that length)."""
     model = RankedLM(p["seed"], source["vocab_size"], p["context"], p["d_model"], p["layers"], p["heads"], p["rank"])
     device = "cuda" if torch.cuda.is_available() else "cpu"
     cell = {"corpus": p["corpus"], "rank": p["rank"], "seed": p["seed"]}

@@ -40,6 +40,7 @@ from ...jobs.store import Job
 TITLE = "The attention-native rank of real text (beyond the paper)"
 TABLE = "tbl-text_rank-verdicts"  # the label of the page's table of verdicts (the ledger links to it)
 ROUTING = "routing"  # the name of the power check's corpus in jobs and tables
+COPYING = "copying"  # the name of the third declaration's second generator in jobs and tables
 READS = ("real_corpora",)  # its page reads App. B's stored r = D/H models and lag-MI predictor
 
 # The paper makes no claim this section could reproduce: it names the question open (§7, App. C). The page judges
@@ -86,6 +87,18 @@ class Config(SectionConfig):
     one_engine: tuple = ours(("music", "python", "shakespeare"), "corpora whose full-width students are trained by "
                              "the sweep's engine as well (every seed they are read with)",
                              or_none(some_of(*CORPUS_NAMES)))
+    margin: float = ours(0.01, "the third declaration's equivalence margin δ (nats per character)", positive)
+    third_checkpoints: tuple = ours((0.2, 0.5, 0.625, 0.75, 0.875, 1.0), "fractions of the budget at which the "
+                                    "third declaration's students are measured", fractions)
+    third_ranks: tuple = ours((4, 32), "known ranks r* of the routing corpus read by the third declaration",
+                              or_none(distinct_ints(1)))
+    copying_ranks: tuple = ours((4, 16), "known ranks r* of the copying corpus (the third declaration's second "
+                                         "generator)", or_none(distinct_ints(1)))
+    copying_symbols: int = ours(32, "copying corpus: symbols K", positive_int)
+    copying_share: float = ours(0.5, "copying corpus: probability c that the next symbol is a copy", fraction)
+    copying_scale: float = ours(6.0, "copying corpus: root mean square of the kernel's entries", positive)
+    fresh_seeds: tuple = ours((5, 6, 7), "seeds no earlier declaration has seen, at every width of every corpus "
+                                         "(the third declaration's real-corpus outcomes)", or_none(distinct_ints(0)))
     routing_docs: int = ours(120_000, "routing corpus: training documents (one window each)", positive_int)
     routing_val_docs: int = ours(4096, "routing corpus: validation documents", positive_int)
     corpus_dir: str | None = param(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
@@ -115,6 +128,20 @@ class Config(SectionConfig):
                 raise ValueError(f"known_ranks {list(self.known_ranks)}: each must be at most routing_keys "
                                  f"{self.routing_keys} and d_model/heads {widest}, and differ from routing_rank "
                                  f"{self.routing_rank}")
+        for known in self.third_ranks:
+            if known > min(self.routing_keys, widest) or known in (self.routing_rank, *self.known_ranks):
+                raise ValueError(f"third_ranks {list(self.third_ranks)}: each must be at most routing_keys "
+                                 f"{self.routing_keys} and d_model/heads {widest}, and differ from routing_rank "
+                                 f"{self.routing_rank} and known_ranks {list(self.known_ranks)}")
+        for known in self.copying_ranks:
+            if known > min(self.copying_symbols, widest):
+                raise ValueError(f"copying_ranks {list(self.copying_ranks)}: each must be at most copying_symbols "
+                                 f"{self.copying_symbols} and d_model/heads {widest}")
+        if not 0 < self.copying_share < 1:
+            raise ValueError(f"copying_share must lie strictly between 0 and 1, got {self.copying_share}")
+        if seen := set(self.fresh_seeds) & {*self.seeds, *self.more_seeds}:
+            raise ValueError(f"fresh_seeds {list(self.fresh_seeds)} repeats seeds an earlier declaration read: "
+                             f"{sorted(seen)}")
         if set(self.more_seeds) & set(self.seeds):
             raise ValueError(f"more_seeds {list(self.more_seeds)} repeats seeds {list(self.seeds)}")
         for name in ("more_seeds_for", "one_engine"):
@@ -143,9 +170,9 @@ class Config(SectionConfig):
         """The seeds a corpus is read with: ``seeds``, and ``more_seeds`` for the corpora of ``more_seeds_for``."""
         return (*self.seeds, *self.more_seeds) if corpus in self.more_seeds_for else self.seeds
 
-    def marks(self) -> list[int]:
-        """The checkpoints in steps."""
-        return sorted({max(1, round(f * self.steps)) for f in self.checkpoints})
+    def marks(self, third: bool = False) -> list[int]:
+        """The checkpoints in steps (``third``: those of the third declaration's students)."""
+        return sorted({max(1, round(f * self.steps)) for f in (self.third_checkpoints if third else self.checkpoints)})
 
 
 def _sha256(cfg: Config, name: str) -> str:
@@ -160,9 +187,9 @@ def _sha256(cfg: Config, name: str) -> str:
         raise
 
 
-def _train(cfg: Config) -> dict:
+def _train(cfg: Config, third: bool = False) -> dict:
     return cfg.slice("d_model", "layers", "heads", "context", "batch_size", "lr", "weight_decay", "eval_windows",
-                     tokens=cfg.tokens, steps=cfg.steps, checkpoints=cfg.marks())
+                     tokens=cfg.tokens, steps=cfg.steps, checkpoints=cfg.marks(third))
 
 
 def jobs(cfg: Config) -> list[Job]:
@@ -198,4 +225,20 @@ def jobs(cfg: Config) -> list[Job]:
         out += [Job(f"{name}-r{cfg.widest}-seed{seed}", {"kind": "train", **source[name], **train,
                                                          "rank": cfg.widest, "seed": seed})
                 for name in cfg.one_engine for seed in cfg.seeds_of(name)]
-    return out
+    return out + _third(cfg, routing, source)
+
+
+def _third(cfg: Config, routing: dict, source: dict) -> list[Job]:
+    """The third declaration's students, measured at ``third_checkpoints``: the calibration first (the routing
+    corpus at ``third_ranks``, the copying corpus at ``copying_ranks``, seeds ``seeds``), then ``fresh_seeds`` at
+    every width of every corpus, full width included."""
+    train = _train(cfg, third=True)
+    copying = cfg.slice("copying_symbols", "copying_share", "copying_scale", "routing_docs", "routing_val_docs")
+    generators = [(f"{ROUTING}{known}", {"corpus": ROUTING, **routing, "routing_rank": known})
+                  for known in cfg.third_ranks]
+    generators += [(f"{COPYING}{known}", {"corpus": COPYING, **copying, "copying_rank": known})
+                   for known in cfg.copying_ranks]
+    out = [Job(f"{name}-r{r}-seed{seed}", {"kind": "generated", **made, **train, "rank": r, "seed": seed})
+           for name, made in generators for r in cfg.ranks for seed in cfg.seeds]
+    return out + [Job(f"{name}-r{r}-seed{seed}", {"kind": "train", **source[name], **train, "rank": r, "seed": seed})
+                  for name in cfg.corpora for seed in cfg.fresh_seeds for r in cfg.ranks]
