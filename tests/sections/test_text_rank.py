@@ -134,9 +134,11 @@ def test_six_corpora_decide_the_predictor_by_its_permutation_p_and_show_spearman
 def test_the_section_runs_at_the_tiny_profile_and_reads_its_own_students():
     results = runner.run("text_rank", "tiny", progress=False)
     students = analysis.rows(results)
-    # the power check, the calibration at the tiny profile's known rank 4, and english with its further seed 2
-    assert set(students["corpus"]) == {"routing", "routing rank 4", "english"} and set(students["rank"]) == {1, 4}
-    assert set(students[students["corpus"] == "english"]["seed"]) == {0, 1, 2}
+    # the power check, the calibration at the tiny profile's known rank 4, english with its further seed 2, and the
+    # third declaration's generators (routing at 3, copying at 2) and fresh seeds 3 and 4
+    assert set(students["corpus"]) == {"routing", "routing rank 4", "english", "routing rank 3", "copying rank 2"}
+    assert set(students["rank"]) == {1, 4}
+    assert set(students[students["corpus"] == "english"]["seed"]) == {0, 1, 2, 3, 4}
     assert students["kernel_energy_rank"].le(students["rank"] + 1e-6).all()  # a rank-r kernel: R̃_eff ≤ r
     assert set(analysis.first(students, results.cfg)["corpus"]) == {"routing", "english"}
     assert set(analysis.first(students, results.cfg)["seed"]) == {0, 1}  # the first declaration's seeds only
@@ -147,6 +149,13 @@ def test_the_section_runs_at_the_tiny_profile_and_reads_its_own_students():
     assert readings.loc["english", "seeds"] == 3 and list(judged["calibration"]["known rank"]) == [2, 4]
     facts = text_rank.facts(results, found=judged)
     assert all(isinstance(v, (int, float, str)) for v in facts.values())
+    third = text_rank.judge_third(results)
+    readings = third["readings"].set_index(["corpus", "reading"])
+    assert readings.loc[("english", "fresh seeds"), "seeds"] == (3, 4) and readings["complete"].all()
+    assert set(third["calibration"]["generator"]) == {"routing", "copying"}
+    assert third["calibration"].set_index(["generator", "known rank"])["learned"].notna().loc["copying"].all()
+    sentences = text_rank.third_facts(third, judged, results.cfg)
+    assert sentences["third_low_rank_sentence"].startswith("The third declaration decides")
     assert "thread(s)" not in facts["cost_sentence"]
 
 
@@ -276,8 +285,9 @@ def test_more_seeds_and_one_engine_give_a_corpus_its_deciding_reading_and_the_ot
 
 
 def test_the_second_declaration_leaves_every_job_of_the_first_as_it_was_stored():
-    cfg = text_rank.Config()
-    first = text_rank.Config(known_ranks=(), more_seeds_for=(), one_engine=())
+    cfg = text_rank.Config(third_ranks=(), copying_ranks=(), fresh_seeds=())  # the third's students: its own tests
+    first = text_rank.Config(known_ranks=(), more_seeds_for=(), one_engine=(), third_ranks=(), copying_ranks=(),
+                             fresh_seeds=())
     planned = {job.id for job in text_rank.jobs(cfg)}
     assert {job.id for job in text_rank.jobs(first)} < planned
     stored = {path.stem for path in (paths.ROOT / "results" / "paper" / "text_rank").glob("*.json")}
@@ -295,8 +305,9 @@ def test_the_second_declaration_was_committed_before_any_student_it_asks_for_was
                          text=True, check=True).stdout.split()
     declared = datetime.fromisoformat(log[0]).astimezone(UTC)
     assert declared.strftime("%Y-%m-%d %H:%M UTC") <= text_rank.SECOND_DATE
-    cfg = text_rank.Config()
-    first = {job.id for job in text_rank.jobs(text_rank.Config(known_ranks=(), more_seeds_for=(), one_engine=()))}
+    cfg = text_rank.Config(third_ranks=(), copying_ranks=(), fresh_seeds=())
+    first = {job.id for job in text_rank.jobs(text_rank.Config(known_ranks=(), more_seeds_for=(), one_engine=(),
+                                                               third_ranks=(), copying_ranks=(), fresh_seeds=()))}
     for job in text_rank.jobs(cfg):
         path = paths.ROOT / "results" / "paper" / "text_rank" / f"{job.id}.json"
         if job.id not in first and path.exists():

@@ -95,6 +95,13 @@ def beyond(profile: str) -> dict:
                 "sweep_missing": int((low["outcome"] == sweep.MISSING).sum()),
                 "sweep_done": len(found.entries), "sweep_asked": len(found.entries) + len(found.missing),
                 "sweep_range": judged["range"]}
+        third = sweep.judge_third(found, _results("real_corpora", profile))
+        for seeds, rows in (("fresh", third["outcomes"]), ("stored", third["stored"])):
+            own = rows[rows["key"] == "low_rank"]
+            out[f"sweep_third_{seeds}"] = {"decided": int(own["outcome"].isin(sweep.DECIDED).sum()),
+                                           "supported": int((own["outcome"] == "supported").sum()),
+                                           "missing": int((own["outcome"] == sweep.MISSING).sum()),
+                                           "corpora": len(own)}
         across = outcomes[outcomes["key"] != "low_rank"].set_index("key")
         if {"separates", "predicts"} <= set(across.index) and not (across["outcome"] == sweep.MISSING).any():
             out |= {"sweep_" + key: {"value": float(row["ours"]), "outcome": row["outcome"], "p": float(row["p"]),
@@ -192,6 +199,7 @@ def _sweep_clause(found: dict, detail: bool = False) -> str:
                                f"{waiting} still training" if waiting else "") if part]
     if notes and decided:
         text += f" ({'; '.join(notes)})"
+    text += _third_clause(found)
     if "sweep_separates" not in found:
         return text
     separates, predicts = found["sweep_separates"], found["sweep_predicts"]
@@ -207,6 +215,22 @@ def _sweep_clause(found: dict, detail: bool = False) -> str:
         return text + (f", and App. B's lag-MI predictor's correlation with it is {predicts['outcome']} (Pearson r = "
                        f"{number(predicts['value'], 2)}, p = {number(predicts['p'], 2)})")
     return text + f"; whether App. B's lag-MI predictor predicts it is {predicts['outcome']}"
+
+
+def _third_clause(found: dict) -> str:
+    """The third declaration's outcomes on the fresh seeds (its own) and on the stored seeds, in a clause."""
+    if "sweep_third_fresh" not in found:
+        return ""
+    parts = []
+    for seeds in ("fresh", "stored"):
+        own = found[f"sweep_third_{seeds}"]
+        if own["missing"] == own["corpora"]:
+            parts.append(f"its {seeds} seeds are still training")
+            continue
+        part = f"on {seeds} seeds it decides {own['decided']} of {own['corpora']} corpora, {own['supported']} low-rank"
+        parts.append(part + (f" ({own['missing']} still training)" if own["missing"] else ""))
+    return ("; by a third declaration (paired gaps within a seed against a margin, with a budget condition), "
+            + ", and ".join(parts))
 
 
 def _where(where: str) -> str:

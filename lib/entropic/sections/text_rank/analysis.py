@@ -19,7 +19,7 @@ from ...engine.spectral import energy_effective_rank_from_spectrum
 from ...report import verdicts
 from ...report.numbers import number, span
 from ..real_corpora import analysis as corpora_analysis
-from .spec import ROUTING
+from .spec import COPYING, ROUTING
 
 CV_LIMIT = 0.20  # (b): the top of the paper's range for the model-side measures' across-corpus CV
 SWEEP, APP_B = "trained by the sweep", "App. B's stored models"  # where a student comes from (the source column)
@@ -28,6 +28,8 @@ SWEEP, APP_B = "trained by the sweep", "App. B's stored models"  # where a stude
 def label(cfg, params: dict) -> str:
     """The corpus a job's students are read as: its corpus, or for the routing corpus at a further known rank (the
     calibration) ``routing rank k``; the power check's routing corpus keeps the name ``routing``."""
+    if params["corpus"] == COPYING:
+        return f"{COPYING} rank {params['copying_rank']}"
     known = params.get("routing_rank", cfg.routing_rank)
     return f"{ROUTING} rank {known}" if params["corpus"] == ROUTING and known != cfg.routing_rank else params["corpus"]
 
@@ -36,7 +38,8 @@ def known_rank(cfg, corpus: str) -> int | None:
     """The kernel rank of a routing corpus read as ``corpus`` (``label``), None for a real corpus."""
     if corpus == ROUTING:
         return cfg.routing_rank
-    return int(corpus.rsplit(" ", 1)[1]) if corpus.startswith(f"{ROUTING} rank ") else None
+    generated = corpus.startswith((f"{ROUTING} rank ", f"{COPYING} rank "))
+    return int(corpus.rsplit(" ", 1)[1]) if generated else None
 
 
 # --- the rows ------------------------------------------------------------------------------------------------

@@ -56,6 +56,59 @@ def figure_deficiency(students: pd.DataFrame, found: dict, cfg, tokens: int):
     return fig
 
 
+def figure_budget(found: dict, cfg):
+    """Each real corpus's mean paired gap to the full width against the training tokens (log axis), one line per
+    width (colour), as the third declaration reads it (its deciding reading, or while that one is incomplete its
+    stored seeds, named in the title); dotted, each width's projection to twice the budget (the mean of the seeds'
+    lines from half the budget to the budget); the band from 0 to δ is the margin. The panels share both axes."""
+    table = found["readings"]
+    drawn = []
+    for corpus in cfg.corpora:
+        own = table[(table["corpus"] == corpus) & table["complete"].astype(bool)]
+        if len(own):
+            drawn.append((corpus, own.iloc[0]))
+    columns = 3
+    rows = max(1, -(-len(drawn) // columns))
+    fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 1.2 + 2.2 * rows), sharex=True, sharey=True,
+                             squeeze=False)
+    widths = sorted(cfg.ranks)[:-1]
+    colours = plt.cm.viridis(np.linspace(0, 0.9, len(widths)))
+    top, bottom = cfg.margin, -cfg.margin
+    for ax, (corpus, row) in zip(axes.flat, drawn, strict=False):
+        tokens, means = row["curves"]
+        late = tokens >= cfg.tokens / 2
+        top, bottom = max(top, means[:, late].max(), max(row["projected"])), min(bottom, means[:, late].min())
+        ax.axhspan(0, cfg.margin, color="grey", alpha=0.3, lw=0, label=f"margin δ = {cfg.margin:g}")
+        ax.axhline(0, color="black", lw=0.6)
+        for width, colour, mean, ahead in zip(widths, colours, means, row["projected"], strict=True):
+            ax.plot(tokens, mean, marker="o", ms=3, color=colour, lw=1.4, label=f"r = {width}")
+            ax.plot([tokens[-1], 2 * tokens[-1]], [mean[-1], ahead], color=colour, lw=1.2, ls=":")
+        hat = f"≤ {int(row['r_hat'])}" if row["r_hat"] < cfg.widest and not row["exact"] else f"{int(row['r_hat'])}"
+        ax.set_title(f"{corpus}: r̂ {'' if hat.startswith('≤') else '= '}{hat}\n{row['reading']}", fontsize="small")
+        ax.set_xscale("log")
+    # the reading happens from half the budget on: the axis shows that range in full and cuts the early widest gaps
+    pad = 0.08 * (top - bottom)
+    ticks = [cfg.tokens / 5, cfg.tokens, 2 * cfg.tokens]
+    for ax in axes.flat[:len(drawn)]:
+        ax.set_ylim(bottom - pad, top + pad)
+        ax.set_xticks(ticks, [f"{t / 1e6:.2g}M" for t in ticks])
+        ax.minorticks_off()
+        ax.tick_params(labelbottom=True, labelsize="small")
+    for ax in axes.flat[len(drawn):]:
+        ax.set_axis_off()
+    for ax in axes[:, 0]:
+        ax.set_ylabel("gap to full width\n(nats per char)")
+    for ax in axes[-1]:
+        ax.set_xlabel("training tokens")
+    if drawn:
+        handles, labels = axes.flat[0].get_legend_handles_labels()
+        handles.append(plt.Line2D([], [], color="grey", ls=":"))
+        labels.append("projected to 2× budget")
+        fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False, fontsize="small")
+    fig.tight_layout(rect=(0, 0.17, 1, 1))
+    return fig
+
+
 def _legend_in(spare, axes) -> None:
     """Every panel's labelled artists, once each, as a legend filling the ``spare`` slot."""
     handles = {}

@@ -222,9 +222,9 @@ def judge(results, appendix_b=None) -> dict:
     cv_draws = draws.std(1) / draws.mean(1)
     found["cv_draws"] = cv_draws
     power_why = _power_why(deciding, cfg)
-    out.append(_separates(hats, cv_draws, analysis.variation(cfg, appendix_b), power_why))
+    out.append(separates(hats, cv_draws, analysis.variation(cfg, appendix_b), power_why))
     open_ = any(row["outcome"] in (UNDECIDED, MISSING) for row in out if row["key"] == "low_rank")
-    out.append(_predicts(hats, draws, analysis.predictor(appendix_b, hats.index), open_))
+    out.append(predicts(hats, draws, analysis.predictor(appendix_b, hats.index), open_))
     return found | {"outcomes": pd.DataFrame(out)}
 
 
@@ -268,7 +268,9 @@ def _tells_full_width(calib: pd.DataFrame, widest: int) -> str:
                                           f"of resamples read below {widest}")
 
 
-def _separates(hats: pd.Series, cv_draws: np.ndarray, beside: dict | None, power_why: str) -> dict:
+def separates(hats: pd.Series, cv_draws: np.ndarray, beside: dict | None, power_why: str) -> dict:
+    """(b) by the second rule (the third's too): the CV of ``hats`` against the bar, over the resamples' CVs
+    ``cv_draws``; ``power_why`` a reason that keeps it open ("" when none)."""
     cv = stats.coefficient_of_variation(hats)
     low, high = np.quantile(cv_draws, [(1 - LEVEL) / 2, (1 + LEVEL) / 2])
     bar = max(analysis.CV_LIMIT, float(beside["measures"].max()) if beside is not None else 0.0)
@@ -280,7 +282,9 @@ def _separates(hats: pd.Series, cv_draws: np.ndarray, beside: dict | None, power
                        beside=shown) | {"interval": (float(low), float(high)), "bar": bar}
 
 
-def _predicts(hats: pd.Series, draws: np.ndarray, pred: pd.Series | None, open_: bool) -> dict:
+def predicts(hats: pd.Series, draws: np.ndarray, pred: pd.Series | None, open_: bool) -> dict:
+    """(c) by the second rule (the third's too): Pearson's r of App. B's predicted rank ``pred`` and ``hats`` with
+    its exact permutation p, and its interval over the resamples ``draws`` (resamples, corpora)."""
     if pred is None or hats.nunique() < 2:
         return outcome_row("predicts", "Pearson(predicted rank, r̂)", math.nan, None,
                            "r̂ is the same for every corpus" if pred is not None else "App. B's predictor is missing")
@@ -298,5 +302,5 @@ def _predicts(hats: pd.Series, draws: np.ndarray, pred: pd.Series | None, open_:
 
 
 __all__ = ["AGREEMENT", "CONTRADICTED", "LEVEL", "MIXED", "ONE_ENGINE", "RESAMPLES", "SUPPORTED", "calibrated_range",
-           "calibration", "interval", "judge", "read", "readings", "resample", "seed_of", "selected", "shown",
-           "variants"]
+           "calibration", "interval", "judge", "predicts", "read", "readings", "resample", "seed_of", "selected",
+           "separates", "shown", "variants"]

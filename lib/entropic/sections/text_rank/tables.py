@@ -10,18 +10,18 @@ import pandas as pd
 
 from ...report.numbers import DASH
 from . import analysis, second
-from .declared import SECOND_DATE
-from .spec import ROUTING
+from .declared import SECOND_DATE, THIRD_DATE
+from .spec import COPYING, ROUTING
 
 LETTERS = {"low_rank": "a", "separates": "b", "predicts": "c"}
 
 
-def _claim_names(found: pd.DataFrame) -> list[str]:
+def claim_names(found: pd.DataFrame) -> list[str]:
     return [f"({LETTERS[k]}) " + (q.split(":")[0] if k == "low_rank" else "across corpora")
             for k, q in zip(found["key"], found["quantity"], strict=True)]
 
 
-def _measured(found: pd.DataFrame) -> list[str]:
+def measured_words(found: pd.DataFrame) -> list[str]:
     return [q.split(": ", 1)[1] if k == "low_rank" and ": " in q else q
             for k, q in zip(found["key"], found["quantity"], strict=True)]
 
@@ -32,10 +32,10 @@ def outcomes(found: pd.DataFrame, first: pd.DataFrame | None = None) -> pd.DataF
     is open, what keeps it open."""
     out = pd.DataFrame({"outcome": found["outcome"].to_numpy()})
     if first is not None:
-        earlier = dict(zip(_claim_names(first), first["outcome"], strict=True))
-        out["first declaration's outcome"] = [earlier.get(name, DASH) for name in _claim_names(found)]
-    out["claim"] = _claim_names(found)
-    out["measured"] = _measured(found)
+        earlier = dict(zip(claim_names(first), first["outcome"], strict=True))
+        out["first declaration's outcome"] = [earlier.get(name, DASH) for name in claim_names(found)]
+    out["claim"] = claim_names(found)
+    out["measured"] = measured_words(found)
     out["ours"] = found["ours"].to_numpy()
     out["open because"] = found["why"].to_numpy()
     return out if (out["open because"] != "").any() else out.drop(columns="open because")
@@ -124,6 +124,10 @@ def kind_of(entry, cfg) -> str:
     p = entry.params
     if entry.job.endswith("-check") or "-check-" in entry.job:
         return "the reuse check"
+    if p["corpus"] == COPYING or p.get("kind") == "generated":
+        return "the third calibration"
+    if p["seed"] in cfg.fresh_seeds and p["corpus"] != ROUTING:
+        return "fresh seeds"
     if p["corpus"] == ROUTING:
         return "the power check" if p.get("routing_rank", cfg.routing_rank) == cfg.routing_rank else "the calibration"
     if cfg.reuse and p["rank"] == cfg.widest:  # whatever its seed: the declaration counts these apart
@@ -137,17 +141,96 @@ def cost(results) -> pd.DataFrame:
     """The students by kind (``kind_of``) and by the declaration they were trained after (their provenance date
     against ``declared``'s dates): how many, CPU hours, devices and threads."""
     rows = [{"kind": kind_of(e, results.cfg),
-             "after": "the second" if str(e.provenance.get("date", "")) >= SECOND_DATE else "the first",
+             "after": _after(str(e.provenance.get("date", ""))),
              "hours": e.seconds / 3600, "device": e.provenance.get("device", DASH),
              "threads": e.provenance.get("threads", DASH)} for e in results.entries]
     if not rows:
         return pd.DataFrame()
     frame = pd.DataFrame(rows)
-    order = ["the power check", "the sweep", "the reuse check", "the calibration", "more seeds", "one engine"]
+    order = ["the power check", "the sweep", "the reuse check", "the calibration", "more seeds", "one engine",
+             "the third calibration", "fresh seeds"]
     table = frame.groupby(["after", "kind"], sort=False).agg(
         students=("hours", "size"), hours=("hours", "sum"), device=("device", lambda d: ", ".join(sorted(set(d)))),
         threads=("threads", lambda t: ", ".join(sorted({str(v) for v in t}))))
     table = table.reset_index()
     table["order"] = table["kind"].map({k: i for i, k in enumerate(order)})
-    table = table.sort_values(["after", "order"]).drop(columns="order")
+    table["rank"] = table["after"].map({"the first": 0, "the second": 1, "the third": 2})
+    table = table.sort_values(["rank", "order"]).drop(columns=["order", "rank"])
     return table.rename(columns={"after": "trained after the declaration", "hours": "CPU hours"}).set_index("kind")
+
+
+def _after(date: str) -> str:
+    """The declaration a student was trained after, by its provenance date."""
+    return "the third" if date >= THIRD_DATE else "the second" if date >= SECOND_DATE else "the first"
+
+
+def _range(found: dict, generator: str) -> str:
+    span = found["ranges"].get(generator)
+    return f"{span[0]}–{span[1]}" if span else "none"
+
+
+def third_calibration(found: dict) -> pd.DataFrame:
+    """Per generator and known rank r* (the third rule): r̂ and its 90 % interval, by how many grid steps it misses
+    r*, the full-width students' excess over the floor beside the zero-kernel teacher's, whether the class learned
+    the generator, whether r* is read, and the generator's calibrated range."""
+    calib = found["calibration"]
+    if calib.empty:
+        return calib
+    return pd.DataFrame({
+        "generator": calib["generator"], "known rank r*": calib["known rank"],
+        "r̂": calib["r_hat"].astype(int), "90 % interval": ["–".join(map(str, v)) for v in calib["interval"]],
+        "missed by (grid steps)": calib["missed by"],
+        "full-width excess over floor (nats)": calib["excess"],
+        "zero-kernel excess (nats)": calib["blind_excess"].astype(float),
+        "learned": [DASH if v is None or pd.isna(v) else bool(v) for v in calib["learned"]],
+        "read exactly": calib["read"].astype(bool),
+        "calibrated range": [_range(found, g) for g in calib["generator"]],
+    }).set_index(["generator", "known rank r*"])
+
+
+THIRD_COLUMNS = ["corpus", "reading", "seeds", "r̂ at δ", "90 % interval", "r̂ at δ/2, 2δ", "width below r̂",
+                 "width-16 gap at the budget (nats, bounds)", "width-16 gap projected to 2T (nats)"]
+
+
+def third_readings(found: dict, cfg) -> pd.DataFrame:
+    """Per reading of the third rule (generators first; a real corpus's fresh seeds, then its stored seeds): r̂
+    (≤ r̂ where the width below it is not shown to persist), its 90 % interval over joint resamples, r̂ at δ/2 and
+    2δ, the status of the width below r̂, and the width-16 gap at the budget and projected to twice it."""
+    rows = []
+    for _, row in found["readings"][found["readings"]["complete"].astype(bool)].iterrows():
+        grid = sorted(cfg.ranks)
+        at = grid.index(int(row["r_hat"]))
+        mean, low, high = row["gap"][-1]
+        rows.append({"corpus": row["corpus"], "reading": row["reading"],
+                     "seeds": ", ".join(map(str, row["seeds"])),
+                     "r̂ at δ": f"≤ {int(row['r_hat'])}" if row["r_hat"] < cfg.widest and not row["exact"]
+                     else f"{int(row['r_hat'])}",
+                     "90 % interval": "–".join(map(str, row["interval"])),
+                     "r̂ at δ/2, 2δ": f"{int(row['half'])}, {int(row['double'])}",
+                     "width below r̂": f"{grid[at - 1]}: {row['states'][at - 1]}" if at else DASH,
+                     "width-16 gap at the budget (nats, bounds)": f"{mean:.4f} ({low:.4f} to {high:.4f})",
+                     "width-16 gap projected to 2T (nats)": row["projected"][-1]})
+    return pd.DataFrame(rows, columns=THIRD_COLUMNS).set_index(["corpus", "reading"])
+
+
+def declarations(third_found: dict, second_found: dict, first: pd.DataFrame) -> pd.DataFrame:
+    """Per claim, the outcome under each declaration: the third's (fresh seeds; it decides) with r̂ and what keeps
+    it open, the third rule on the stored seeds, the second's and the first's."""
+    out = third_found["outcomes"]
+    stored = dict(zip(claim_names(third_found["stored"]), third_found["stored"]["outcome"], strict=True))
+    measured = dict(zip(claim_names(third_found["stored"]), measured_words(third_found["stored"]), strict=True))
+    names = claim_names(out)
+    earlier = {label: dict(zip(claim_names(f), f["outcome"], strict=True))
+               for label, f in (("second", second_found["outcomes"]), ("first", first))}
+
+    def on_stored(name: str) -> str:
+        return f"{stored[name]}: {measured[name].split(' (')[0]}" if name in stored else DASH
+
+    table = pd.DataFrame({"claim": names, "third declaration (fresh seeds)": out["outcome"].to_numpy(),
+                          "measured": measured_words(out),
+                          "third rule on the stored seeds": [on_stored(n) if n.startswith("(a)") else DASH
+                                                             for n in names],
+                          "second declaration": [earlier["second"].get(n, DASH) for n in names],
+                          "first declaration": [earlier["first"].get(n, DASH) for n in names],
+                          "open because": out["why"].to_numpy()})
+    return table.set_index("claim")

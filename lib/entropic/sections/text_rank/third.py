@@ -1,0 +1,245 @@
+"""The capacity sweep read by its third declaration (``declared.THIRD``): paired within-seed gaps to the full width
+against the margin δ, the budget condition (each gap projected to twice the budget), r̂'s uncertainty over joint
+resamples of the seeds, the calibration on two generators with their learnability, and (a) by the third rule.
+
+A *reading* is one corpus read with one set of students (``variants``): a real corpus's fresh seeds (every width
+trained by the sweep's engine; the reading that decides) and its stored seeds (shown beside it); a generator at a
+known rank, with seeds ``Config.seeds``.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import numpy as np
+import pandas as pd
+
+from ...engine import statistics as stats
+from . import analysis, second
+from .analysis import CONTRADICTED, MISSING, SUPPORTED, SWEEP, UNDECIDED, outcome_row
+from .spec import COPYING, ROUTING
+
+CONFIDENCE = 0.95  # the one-sided bounds of a mean gap
+RESAMPLES = 2000
+DECLARATION = 3  # mixed into the resamples' seed, so that they differ from the second declaration's
+WITHIN, PERSISTING, CLOSING, UNRESOLVED = "within δ", "persisting", "closing", "unresolved"
+FRESH, STORED = "fresh seeds", "stored seeds"
+
+
+# --- one reading ---------------------------------------------------------------------------------------------
+
+
+def bounds(x: np.ndarray) -> tuple[float, float, float]:
+    """(mean, lower, upper) of the seeds' values ``x`` (n,): one-sided ``CONFIDENCE`` bounds by Student's t."""
+    n = len(x)
+    half = stats.t_quantile(CONFIDENCE, n - 1) * float(np.std(x, ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+    mean = float(np.mean(x))
+    return mean, mean - half, mean + half
+
+
+def projected(tokens: np.ndarray, gaps: np.ndarray, budget: int) -> np.ndarray:
+    """Per seed, the gap at twice the budget: the least-squares line in log₂ tokens through the checkpoints from
+    budget/2 to the budget. ``gaps`` : (n, M) at ``tokens`` (M,); returns (n,)."""
+    window = (tokens >= budget / 2) & (tokens <= budget)
+    x = np.log2(tokens[window].astype(float))
+    slope, intercept = np.polyfit(x, gaps[:, window].T, 1)  # each (n,)
+    return slope * math.log2(2 * budget) + intercept
+
+
+def status(gap_at_budget: np.ndarray, gap_projected: np.ndarray, margin: float) -> str:
+    """One width's status: ``WITHIN`` δ (upper bound at the budget below δ, projection not shown above it),
+    else ``PERSISTING``, ``CLOSING`` or ``UNRESOLVED`` by the projection's bounds against δ."""
+    _, _, high = bounds(gap_at_budget)
+    _, p_low, p_high = bounds(gap_projected)
+    if high < margin and p_low <= margin:
+        return WITHIN
+    return PERSISTING if p_low > margin else CLOSING if p_high < margin else UNRESOLVED
+
+
+def read(tokens: np.ndarray, gaps: np.ndarray, grid: list[int], budget: int, margin: float) -> dict:
+    """r̂ of one reading by the third rule. ``gaps`` : (W, n, M), the paired gaps of the widths of ``grid`` below the
+    full one, n seeds, at ``tokens`` (M,). Returns r_hat, exact (the width below r̂ persists, or r̂ is the smallest),
+    and per width its status, mean gap at the budget with its bounds, and mean projected gap."""
+    at = int(np.flatnonzero(tokens == budget)[0])
+    states = [status(g[:, at], projected(tokens, g, budget), margin) for g in gaps]
+    hat = grid[-1]
+    for width, state in zip(reversed(grid[:-1]), reversed(states), strict=True):
+        if state != WITHIN:
+            break
+        hat = width
+    below = grid.index(hat) - 1
+    return {"r_hat": hat, "exact": below < 0 or states[below] == PERSISTING, "states": states,
+            "gap": [bounds(g[:, at]) for g in gaps], "projected": [float(projected(tokens, g, budget).mean())
+                                                                  for g in gaps]}
+
+
+def resample(tokens, gaps, grid, budget, margin, seed: int, count: int = RESAMPLES) -> np.ndarray:
+    """r̂ of ``count`` resamples (count,): the seeds drawn with replacement jointly across widths and checkpoints
+    (a drawn seed brings all its students), from PCG64 seeded with ``seed``, each read by ``read``'s rule."""
+    generator = np.random.default_rng(seed)
+    n = gaps.shape[1]
+    return np.array([read(tokens, gaps[:, drawn], grid, budget, margin)["r_hat"]
+                     for drawn in generator.integers(0, n, size=(count, n))])
+
+
+def seed_of(corpus: str) -> int:
+    """The resamples' generator seed: the CRC-32 of the corpus's name and the declaration's number."""
+    return zlib.crc32(f"{corpus} {DECLARATION}".encode())
+
+
+# --- the readings --------------------------------------------------------------------------------------------
+
+
+def generators(cfg) -> list[str]:
+    """The calibration's corpora as the page names them (``analysis.label``): the routing corpus at every known rank
+    (those of the earlier declarations too, read again by this rule), then the copying corpus."""
+    routing = sorted({cfg.routing_rank, *cfg.known_ranks, *cfg.third_ranks})
+    return [*(analysis.label(cfg, {"corpus": ROUTING, "routing_rank": k}) for k in routing),
+            *(analysis.label(cfg, {"corpus": COPYING, "copying_rank": k}) for k in sorted(cfg.copying_ranks))]
+
+
+def variants(cfg, corpus: str) -> list[tuple[str, tuple, str]]:
+    """The readings of ``corpus`` as (name, seeds, full width's source), the deciding one first."""
+    if corpus not in cfg.corpora:
+        return [(STORED, tuple(cfg.seeds), SWEEP)]
+    stored = (STORED, tuple(cfg.seeds_of(corpus)), second.ONE_ENGINE if corpus in cfg.one_engine or not cfg.reuse
+              else second.MIXED)
+    return [(FRESH, tuple(cfg.fresh_seeds), second.ONE_ENGINE), stored] if cfg.fresh_seeds else [stored]
+
+
+def paired(students: pd.DataFrame, cfg, seeds: tuple, source: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(tokens (M,), gaps (W, n, M)) of one reading: per width below the full one and seed, the loss minus the
+    full-width student's of the same seed, at the checkpoints every student holds; None unless all are stored."""
+    own = pd.concat([second.selected(students, cfg, seeds, source, t) for t in students["tokens"].unique()])
+    table = own.pivot_table(index=["rank", "seed"], columns="tokens", values="val_loss").dropna(axis=1)
+    if len(table) != len(cfg.ranks) * len(seeds) or cfg.tokens not in table.columns:
+        return None
+    full = table.loc[cfg.widest]
+    gaps = np.stack([(table.loc[r] - full).loc[list(seeds)].to_numpy(float) for r in sorted(cfg.ranks)[:-1]])
+    return table.columns.to_numpy(), gaps
+
+
+def readings(students: pd.DataFrame, cfg) -> pd.DataFrame:
+    """Every reading of every corpus (generators first): r̂ at δ with its exactness, statuses, gaps and 90 %
+    interval over resamples, and r̂ at δ/2 and 2δ."""
+    grid, out = sorted(cfg.ranks), []
+    for corpus in [*generators(cfg), *cfg.corpora]:
+        own = students[students["corpus"] == corpus]
+        for i, (name, seeds, source) in enumerate(variants(cfg, corpus)):
+            row = {"corpus": corpus, "reading": name, "seeds": seeds, "decides": i == 0, "complete": False,
+                   "known_rank": analysis.known_rank(cfg, corpus)}
+            found = paired(own, cfg, seeds, source) if len(own) else None
+            if found is not None:
+                tokens, gaps = found
+                row |= {"complete": True, **read(tokens, gaps, grid, cfg.tokens, cfg.margin),
+                        "half": read(tokens, gaps, grid, cfg.tokens, cfg.margin / 2)["r_hat"],
+                        "double": read(tokens, gaps, grid, cfg.tokens, 2 * cfg.margin)["r_hat"],
+                        "draws": resample(tokens, gaps, grid, cfg.tokens, cfg.margin, seed_of(corpus)),
+                        "curves": (tokens, gaps.mean(1))}
+                row["interval"] = second.interval(row["draws"])
+                row |= _learnability(own, cfg) if row["known_rank"] else {}
+            out.append(row)
+    return pd.DataFrame(out)
+
+
+def _learnability(own: pd.DataFrame, cfg) -> dict:
+    """The full-width students' mean excess over the floor and the zero-kernel teacher's, at the budget; learned if
+    the first is at most half the second (None where the zero-kernel teacher was not stored)."""
+    full = own[(own["rank"] == cfg.widest) & (own["tokens"] == cfg.tokens) & own["seed"].isin(cfg.seeds)]
+    excess = float((full["val_loss"] - full["floor"]).mean())
+    blind = float((full["blind"] - full["floor"]).mean()) if "blind" in full and full["blind"].notna().all() else None
+    return {"excess": excess, "blind_excess": blind, "learned": None if blind is None else excess <= blind / 2}
+
+
+# --- the calibration and (a) ---------------------------------------------------------------------------------------
+
+
+def calibration(table: pd.DataFrame, grid: list[int]) -> pd.DataFrame:
+    """Per generator and known rank: r̂, its interval, exactness, how many grid steps it misses r* by, and its
+    learnability; read only where learned (or, for the earlier declarations' routing ranks, not stored)."""
+    own = table[table["known_rank"].notna() & table["complete"]]
+    rows = []
+    for _, row in own.iterrows():
+        known = int(row["known_rank"])
+        missed = round(math.log2(row["r_hat"] / known))
+        rows.append({"generator": row["corpus"].rsplit(" rank ", 1)[0], "known rank": known, "r_hat": row["r_hat"],
+                     "interval": row["interval"], "missed by": missed, "learned": row["learned"],
+                     "excess": row["excess"], "blind_excess": row["blind_excess"],
+                     "read": row["learned"] is not False and missed == 0})
+    return pd.DataFrame(rows)
+
+
+def calibrated_range(calib: pd.DataFrame, generator: str) -> tuple[int, int] | None:
+    """The span of a generator's known ranks read exactly, when every one of its known ranks between is read."""
+    own = calib[calib["generator"] == generator] if len(calib) else calib
+    read_ = own[own["read"]]["known rank"].tolist() if len(own) else []
+    if not read_:
+        return None
+    between = own[(own["known rank"] >= min(read_)) & (own["known rank"] <= max(read_))]
+    return (min(read_), max(read_)) if between["read"].all() else None
+
+
+def _tells(calib: pd.DataFrame, widest: int) -> str:
+    """Why a contradiction stays open ("" when the calibration allows one): a learned generator must read a known
+    rank of ``widest`` as ``widest`` and a known rank of at most ``widest``/2 below ``widest``."""
+    learned = calib[calib["learned"].fillna(False).astype(bool)] if len(calib) else calib
+    if learned.empty:
+        return "calibration: no learned generator is stored yet"
+    top = learned[learned["known rank"] == widest]
+    lower = learned[learned["known rank"] <= widest // 2]
+    if top.empty or not (top["r_hat"] == widest).all():
+        return f"calibration: no learned generator reads a known rank {widest} as {widest}"
+    if lower.empty or not (lower["r_hat"] < widest).all():
+        return f"calibration: a learned generator's known rank of at most {widest // 2} is not read below {widest}"
+    return ""
+
+
+def low_rank(corpus: str, deciding: pd.DataFrame, calib: pd.DataFrame, cfg) -> dict:
+    """(a) for one real corpus by the third rule, read on its deciding reading."""
+    if corpus not in deciding.index or not deciding.loc[corpus, "complete"]:
+        return outcome_row("low_rank", f"{corpus}: r̂ by the third rule", math.nan, None,
+                           "its fresh seeds are not all stored yet", missing=True)
+    row = deciding.loc[corpus]
+    hat, (low, high) = int(row["r_hat"]), row["interval"]
+    below16 = row["states"][-1]
+    why = ""
+    if hat == cfg.widest:
+        why = {CLOSING: "budget: the width-16 gap is still closing (a width that learns more slowly)",
+               UNRESOLVED: "budget: the seeds cannot tell whether the width-16 gap persists"}.get(below16, "")
+        why = why or _tells(calib, cfg.widest)
+    written = f"≤ {hat}" if hat < cfg.widest and not row["exact"] else f"= {hat}"
+    quantity = f"{corpus}: r̂ {written} of {cfg.widest} (90 % interval {low}–{high}, {len(row['seeds'])} seeds)"
+    return outcome_row("low_rank", quantity, hat, hat < cfg.widest, why)
+
+
+def judge(results, appendix_b=None) -> dict:
+    """The third declaration on the stored students: ``readings``, ``calibration``, ``ranges`` (per generator),
+    ``outcomes`` ((a) per corpus, (b) and (c) once every corpus has its fresh reading) and ``stored`` ((a) by the
+    same rule on the stored seeds, shown beside)."""
+    cfg = results.cfg
+    table = readings(analysis.rows(results, appendix_b), cfg)
+    calib = calibration(table, sorted(cfg.ranks))
+    deciding = table[table["decides"]].set_index("corpus") if len(table) else pd.DataFrame()
+    out = [low_rank(corpus, deciding, calib, cfg) for corpus in cfg.corpora]
+    stored = table[table["reading"] == STORED].set_index("corpus") if len(table) else pd.DataFrame()
+    found = {"readings": table, "calibration": calib,
+             "stored": pd.DataFrame([low_rank(corpus, stored, calib, cfg) for corpus in cfg.corpora])}
+    ranges = {g: calibrated_range(calib, g) for g in (calib["generator"].unique() if len(calib) else [])}
+    real = [c for c in cfg.corpora if c in deciding.index and deciding.loc[c, "complete"]]
+    if len(real) < len(cfg.corpora) or len(real) < 3:
+        out += [outcome_row(key, "across corpora", math.nan, None, "not every corpus has its fresh reading yet",
+                            missing=True) for key in ("separates", "predicts")]
+        return found | {"ranges": ranges, "outcomes": pd.DataFrame(out)}
+    hats = pd.Series({c: float(deciding.loc[c, "r_hat"]) for c in real})
+    draws = np.stack([deciding.loc[c, "draws"] for c in real], axis=1).astype(float)  # (resamples, corpora)
+    open_ = any(row["outcome"] in (UNDECIDED, MISSING) for row in out)
+    out.append(second.separates(hats, draws.std(1) / draws.mean(1), analysis.variation(cfg, appendix_b),
+                                "a corpus's (a) is undecided" if open_ else ""))
+    out.append(second.predicts(hats, draws, analysis.predictor(appendix_b, hats.index), open_))
+    return found | {"ranges": ranges, "outcomes": pd.DataFrame(out)}
+
+
+__all__ = ["CLOSING", "CONTRADICTED", "FRESH", "PERSISTING", "STORED", "SUPPORTED", "UNRESOLVED", "WITHIN",
+           "bounds", "calibrated_range", "calibration", "generators", "judge", "low_rank", "paired", "projected",
+           "read", "readings", "resample", "seed_of", "status", "variants"]
