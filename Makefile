@@ -24,7 +24,7 @@ COMMA := ,
 TICKING = { ( $(2) ) & pid=$$!; s=0; while kill -0 $$pid 2>/dev/null; do sleep 1; s=$$((s + 1)); \
   if [ $$((s % $(TICK))) -eq 0 ] && kill -0 $$pid 2>/dev/null; then echo "  $(1): $$s s"; fi; done; wait $$pid; }
 
-.PHONY: book section pdf slides test check lint bench clean
+.PHONY: book section pdf slides test check lint bench clean corpora
 
 # The install compiles the installed packages' bytecode afterwards, on every core (pip compiles file by file on one,
 # which took as long as the install itself); as with pip, a file that does not compile on this Python (a module
@@ -67,6 +67,9 @@ check: $(STAMP)  ## the paper book and its PDF as a reader meets them: heights, 
 	$(MAKE) book
 	$(MAKE) pdf
 	ENTROPIC_PAPER_BOOK=1 $(PY) -m pytest -q tests/test_paper_book.py
+
+corpora: $(STAMP)  ## App. B's six corpora from their public sources, checked against their pins (MIRROR=URL: a mirror)
+	$(PY) -m entropic corpora $(if $(MIRROR),--mirror $(MIRROR))
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check lib tests benchmarks

@@ -26,10 +26,16 @@ a built book's folder (``_build/html``) and returns one line per problem.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from pathlib import Path
 
+# The numbers the paper states, per section, extracted from its text (``paper_numbers``) and committed, so that the
+# check needs no copy of the paper beside the clone; where the paper is there, a test checks the file against it.
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "paper" / "entropic-bound.md"
+PAPER_NUMBERS = Path(__file__).resolve().parents[1] / "book" / "paper-numbers.json"
+PAPER_NUMBER = re.compile(r"-?\d[\d.,–-]*")  # a run of digits with its decimal points, separators and range dashes
 VERDICTS = ("not reproduced", "reproduced", "claim holds, value differs", "not significant", "undecided",
             "not checked", "supported", "contradicted")
 VERDICT = re.compile(r"\b(" + "|".join(VERDICTS) + r")\b", re.IGNORECASE)
@@ -61,11 +67,30 @@ def _soup(html: str):
     return BeautifulSoup(html, "html.parser")
 
 
-def _paper_text() -> str:
+def normalized_paper(text: str) -> str:
     """The paper's text with its Markdown escapes, spaces and thousands separators removed: where a number it states
     can be found (its formulas repeat a number, "28.528.5", so a number is looked for, not split out)."""
-    text = PAPER.read_text() if PAPER.is_file() else ""
     return re.sub(r"(?<=\d),(?=\d{3}\b)", "", text.replace("\\", "")).replace(" ", "").replace("−", "-")
+
+
+def paper_numbers(text: str) -> dict:
+    """The numbers of the paper's Markdown ``text`` per section (its ``#`` headings), each run of digits as the
+    normalized text writes it, in order, once per section; with the text's sha256, the file ``PAPER_NUMBERS``."""
+    sections, name = {}, "front matter"
+    for line in text.splitlines():
+        if line.startswith("#"):
+            name = " ".join(line.lstrip("#").replace("\\", "").split())
+        for run in PAPER_NUMBER.findall(normalized_paper(line)):
+            if run not in sections.setdefault(name, []):
+                sections[name].append(run)
+    return {"sha256": hashlib.sha256(text.encode()).hexdigest(), "sections": sections}
+
+
+def _paper_text() -> str:
+    """The paper's stated numbers as one text, one run per line, read from ``PAPER_NUMBERS`` (the project's data,
+    not the paper beside the clone)."""
+    found = json.loads(PAPER_NUMBERS.read_text())["sections"]
+    return "\n".join(run for runs in found.values() for run in runs)
 
 
 def in_paper(number: str, paper: str) -> bool:

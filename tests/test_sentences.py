@@ -2,6 +2,7 @@
 typed into a page by hand, is caught; the same words generated from the data, or quoted from the paper, are not.
 ``test_paper_book`` runs the same checks on the built paper book and on doctored copies of its real pages."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -162,3 +163,15 @@ def test_generated_sentences_agree_in_number(tmp_path, text, found):
     for wrong, right in fixed.items():
         mended = mended.replace(wrong, right)
     assert sentences.grammar(_book(tmp_path / "ok", {"build/sections/text_rank.html": f"<p>{mended}</p>"})) == []
+
+
+def test_the_papers_numbers_are_read_from_the_projects_own_file_which_matches_the_paper_where_it_is_beside():
+    paper = sentences._paper_text()
+    assert sentences.in_paper("0.006–0.087", paper) and not sentences.in_paper("0.0061", paper)
+    if not sentences.PAPER.is_file():
+        pytest.skip(f"the paper is not beside this clone ({sentences.PAPER}): the committed "
+                    f"{sentences.PAPER_NUMBERS.name} stands on its own")
+    text = sentences.PAPER.read_text()
+    assert json.loads(sentences.PAPER_NUMBERS.read_text()) == sentences.paper_numbers(text), (
+        f"{sentences.PAPER_NUMBERS.name} is stale: write it again from {sentences.PAPER} with "
+        f"sentences.paper_numbers")

@@ -40,6 +40,8 @@ SUBCOMMANDS = {
     "rekey": ("verify stale entries under the current code on a sample and, when every sample reproduces its "
               "entry, adopt the current version key for them all", "rekey frontier --profile paper"),
     "prune": ("delete stored entries that no current job reads (default profile: quick)", "prune --profile quick"),
+    "corpora": ("fetch App. B's six corpora from their public sources (or a mirror of them) and check each against "
+                "its pinned sha256; a corpus already here is checked, not fetched", "corpora"),
     "sections": ("list the sections", "sections"),
     "profiles": ("list the parameter profiles", "profiles"),
 }
@@ -94,6 +96,12 @@ def _parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParse
     rekey.add_argument("--cheap", type=float, default=0.0, metavar="SECONDS",
                        help="recompute every entry of a group whose entries took at most this many seconds in all "
                             "(default: 0, never)")
+    corpora = parsers["corpora"]
+    corpora.add_argument("--mirror", metavar="URL",
+                         help="read every public source https://HOST/PATH at URL/HOST/PATH instead (a mirror of them)")
+    corpora.add_argument("--files", metavar="URL",
+                         help="fetch the pinned files themselves from a mirror of the shared corpora folder "
+                              "(URL/<name>.txt)")
     prune.add_argument("--profile", default=RUN_PROFILE,
                        help=f"the profile whose orphaned entries are deleted (default: {RUN_PROFILE})")
     return parser, parsers
@@ -157,6 +165,16 @@ def _command(args) -> int:
         print("\n".join(names) if names else f"no profiles in {paths.shown(paths.PROFILES)}",
               file=sys.stdout if names else sys.stderr)
         return DONE
+    if args.command == "corpora":
+        from .engine.corpus import sources
+
+        failed = sources.fetch_each(mirror=args.mirror, files=args.files,
+                                    log=lambda line: print(f"[entropic] {line}", flush=True))
+        if failed:
+            rest = "; the others are in place" if len(failed) < len(sources.corpora.CORPUS_NAMES) else ""
+            print(f"error: {len(failed)} corpora could not be fetched ({', '.join(failed)}){rest}. Put a missing file "
+                  f"at $ENTROPIC_CORPORA/<name>.txt, or name a mirror with --mirror or --files", file=sys.stderr)
+        return FAILED if failed else DONE
     if args.command in ("rekey", "prune", "params"):
         _readable(args.profile, None)  # an unknown profile: one line, not a traceback
     if args.command == "params":

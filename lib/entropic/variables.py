@@ -37,11 +37,11 @@ VARIABLES = (
     Variable("ENTROPIC_SECTIONS", "folders of section modules of one's own (separated by ':'), searched after "
              "lib/entropic/sections/", (*COMPUTING, "prune", "sections", "params"), "folders"),
     Variable("ENTROPIC_CORPORA", "a folder of <corpus>.txt files that App. B and the capacity sweep read first",
-             COMPUTING, "folder"),
+             (*COMPUTING, "corpora"), "folder"),
     Variable("ENTROPIC_SHARED_CORPORA", "the shared corpora folder, instead of ../shared/corpora beside the clone "
-             "(a missing one is passed over)", COMPUTING, "existing"),
+             "(a missing one is passed over)", (*COMPUTING, "corpora"), "existing"),
     Variable("ENTROPIC_CACHE", "the cache of downloaded corpora, <folder>/corpora (default: "
-             "$XDG_CACHE_HOME/entropic or ~/.cache/entropic)", COMPUTING, "existing"),
+             "$XDG_CACHE_HOME/entropic or ~/.cache/entropic)", (*COMPUTING, "corpora"), "existing"),
     Variable("ENTROPIC_MAX_THREADS", "the most torch threads a job takes (a machine shared with other work)",
              COMPUTING, "whole"),
     Variable("ENTROPIC_PAGE_WORKERS", "pages rendered at once (default: one per CPU core)", ("book", "run"), "whole"),

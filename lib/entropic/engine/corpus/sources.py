@@ -7,8 +7,8 @@ writes it to the corpus cache (:func:`corpora.default_cache_dir`), where :func:`
 finds it (source ``download``). Without a network, or when every source of a corpus is gone, it raises
 :class:`corpora.CorpusUnavailable` saying which addresses failed and where to put the file instead.
 
-Used by App. B's page when it is launched outside the project (Binder, Colab): its first cell calls
-:func:`fetch_missing`.
+Used by ``python -m entropic corpora`` (``make corpora``) and by App. B's page when it is launched outside the
+project (Binder, Colab): both call :func:`fetch_missing`.
 """
 
 from __future__ import annotations
@@ -243,6 +243,23 @@ def fetch_corpus(name: str, cache_dir: str | Path | None = None, opener: Opener 
     return target
 
 
+def mirrored(mirror: str, opener: Opener = urllib.request.urlopen) -> Opener:
+    """An opener that reads every public address ``scheme://HOST/PATH`` at ``<mirror>/HOST/PATH`` instead: a mirror
+    of the sources (a folder laid out by host, served over HTTP), for a machine without the network."""
+    if not re.match(r"https?://", mirror):
+        raise ValueError(f"mirror {mirror!r} is not an http:// or https:// address")
+    base = mirror.rstrip("/")
+
+    def open_(url: str, timeout: float):
+        there = re.sub(r"^https?://", base + "/", url)
+        try:
+            return opener(there, timeout=timeout)
+        except (urllib.error.URLError, OSError) as error:  # name the address tried, not the public one
+            raise urllib.error.URLError(f"{getattr(error, 'reason', error)} (at the mirror, {there})") from error
+
+    return open_
+
+
 def fetch_missing(names: Sequence[str] = corpora.CORPUS_NAMES, log: Callable[[str], None] = print,
                   **kwargs) -> dict[str, Path]:
     """Fetch (:func:`fetch_corpus`) each corpus no local source holds yet; ``name -> file`` of them all."""
@@ -254,3 +271,32 @@ def fetch_missing(names: Sequence[str] = corpora.CORPUS_NAMES, log: Callable[[st
             log(f"corpus {name}: downloading its sources and checking them against the pinned sha256")
             found[name] = fetch_corpus(name, **kwargs)
     return found
+
+
+def fetch_each(names: Sequence[str] = corpora.CORPUS_NAMES, mirror: str | None = None, files: str | None = None,
+               log: Callable[[str], None] = print, timeout: float = 120.0) -> dict[str, str]:
+    """Every corpus of ``names`` that no local source holds, fetched and checked against its pin, one at a time
+    (each cached as soon as it is checked, so that a failure loses none fetched before it): from its public sources
+    (read through ``mirror``, :func:`mirrored`, when given) or, with ``files``, from a mirror of the pinned files
+    themselves (``<files>/<name>.txt``). Returns ``name -> what failed`` for the corpora that could not be had."""
+    if files is not None and not re.match(r"https?://", files):
+        raise ValueError(f"files {files!r} is not an http:// or https:// address")
+    opener = mirrored(mirror) if mirror else urllib.request.urlopen
+    failed = {}
+    for name in names:
+        try:
+            here = corpora.locate_corpus(name, substitute=False)
+            log(f"corpus {name}: already here, {here.location} (sha256 checked against its pin)")
+            continue
+        except corpora.CorpusUnavailable:
+            pass
+        try:
+            if files is not None:
+                path = corpora.download_corpus(name, base_url=files, timeout=timeout)
+            else:
+                path = fetch_corpus(name, opener=opener, timeout=timeout)
+            log(f"corpus {name}: fetched and checked against its pinned sha256, now at {path}")
+        except (corpora.CorpusUnavailable, ValueError, urllib.error.URLError, OSError) as error:
+            failed[name] = str(error)
+            log(f"corpus {name}: not fetched: {error}")
+    return failed
