@@ -60,12 +60,11 @@ def long_rows(results, name: str) -> pd.DataFrame:
 def budgets(results) -> pd.DataFrame:
     """Per budget: how many (corpus, width) cells are stored, of how many, whether the grid is complete,
     and how many of the stored cells carry their spectra."""
-    from .spec import locate
+    from .spec import planned
 
     cfg = results.cfg
     models = grid(results, "models")
-    found = {name for name, prov in locate(cfg).items() if not isinstance(prov, str)}
-    expected = len(found) * len(cfg.d_models)
+    expected = len(planned(cfg)) * len(cfg.d_models)  # a pinned corpus not on this machine still has its cells
     cells = models.drop_duplicates(["budget", "corpus", "d_model"]).groupby("budget").size() if len(models) \
         else pd.Series(dtype=int)
     spectra = grid(results, "spectra")

@@ -159,6 +159,15 @@ def locate(cfg: Config) -> dict[str, corpora.Provenance | str]:
     return out
 
 
+def planned(cfg: Config) -> dict[str, str]:
+    """The corpora whose jobs are planned, with the sha256 their jobs name: each corpus found here (its file's), and
+    each pinned one that is not (its pin's), so that a clone without the corpora plans, reads and counts the same
+    stored jobs as one with them."""
+    pinned = "shared" in cfg.sources and not cfg.corpus_dir
+    return {name: prov.sha256 if not isinstance(prov, str) else corpora.PINS[name].sha256
+            for name, prov in locate(cfg).items() if not isinstance(prov, str) or (pinned and name in corpora.PINS)}
+
+
 def budget_name(tokens: int) -> str:
     """``1536000`` → ``1.536M``: how a budget appears in job names and tables."""
     return f"{tokens / 1e6:g}M"
@@ -172,12 +181,9 @@ def jobs(cfg: Config) -> list[Job]:
     stored results are read wherever the project is, and computing one says where to put the file);
     an unpinned missing corpus is skipped (the page lists it). When no corpus is found and none is
     pinned, planning stops here, saying where to put them."""
-    located = locate(cfg)
-    pinned = "shared" in cfg.sources and not cfg.corpus_dir
-    sha = {name: prov.sha256 if not isinstance(prov, str) else corpora.PINS[name].sha256
-           for name, prov in located.items() if not isinstance(prov, str) or (pinned and name in corpora.PINS)}
+    sha = planned(cfg)
     if not sha:
-        raise ValueError("no corpus found: " + " | ".join(located.values()))
+        raise ValueError("no corpus found: " + " | ".join(locate(cfg).values()))
     source = {name: cfg.slice("corpus_dir", "sources", "max_chars", "block", "val_every", "tail_fraction",
                               corpus=name, sha256=digest) for name, digest in sha.items()}
     out = [Job(f"{name}-data", {"kind": "data", **source[name], **cfg.slice(
