@@ -104,6 +104,24 @@ def test_the_calibration_reads_learnability_against_the_zero_kernel_teacher_and_
         assert not row["read"]
 
 
+def test_a_routing_generator_stored_without_its_zero_kernel_teacher_is_regenerated_and_its_floor_checked():
+    """The routing students of the earlier declarations stored the floor but not the zero-kernel teacher: the
+    calibration regenerates the corpus for it, and refuses students whose floor is another corpus's."""
+    from entropic.engine.corpus import routing
+
+    cfg = _cfg(known_ranks=(2,), routing_docs=64, routing_val_docs=64)
+    made = routing.routing_corpus(cfg.routing_keys, cfg.routing_values, 2, cfg.routing_scale, cfg.context,
+                                  64, 64, seed=0)
+    zero = routing.routing_blind(made, cfg.routing_values, cfg.context)
+    gap = lambda r, t: 0.05 if r < 2 else 0.0  # noqa: E731 - a knee at 2
+    stored = _students("routing rank 2", gap, seeds=(0, 1, 2), base=made.floor + 0.01, seed_offset=0.0,
+                       floor=made.floor)
+    row = third.calibration(third.readings(stored, cfg), list(RANKS)).iloc[0]
+    assert row["blind_excess"] == pytest.approx(zero - made.floor) and row["learned"] and row["read"]
+    with pytest.raises(ValueError, match="routing rank 2: the stored students' floor"):
+        third.readings(stored.assign(floor=made.floor + 0.1), cfg)
+
+
 def test_the_third_declaration_was_committed_before_any_student_it_asks_for_was_trained():
     git = shutil.which("git")
     if git is None or not (paths.ROOT / ".git").exists():

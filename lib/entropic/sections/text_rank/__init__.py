@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .analysis import DECIDED, MISSING, check, compare, first, ranks, rows, variation
 from .declared import DECLARED, FIRST_DATE, SECOND, SECOND_DATE, THIRD, THIRD_DATE
+from .declared import markdown as declared_markdown
 from .figures import figure_budget, figure_calibration, figure_deficiency, figure_kernels
 from .fits import FITS, fit, kernel_rows
 from .prose import facts
@@ -24,6 +25,6 @@ from .third import judge as judge_third
 
 __all__ = ["CLAIMS", "DECIDED", "DECLARED", "FIRST_DATE", "FITS", "MISSING", "READS", "ROUTING", "SECOND",
            "SECOND_DATE", "TABLE", "THIRD", "THIRD_DATE", "TITLE", "Config", "calibration", "check", "compare", "cost",
-           "declarations", "facts", "figure_budget", "figure_calibration", "figure_deficiency", "figure_kernels",
-           "first", "first_table", "fit", "jobs", "judge", "judge_third", "kernel_rows", "outcomes", "ranks",
-           "readings", "rows", "third_calibration", "third_facts", "third_readings", "variation"]
+           "declarations", "declared_markdown", "facts", "figure_budget", "figure_calibration", "figure_deficiency",
+           "figure_kernels", "first", "first_table", "fit", "jobs", "judge", "judge_third", "kernel_rows", "outcomes",
+           "ranks", "readings", "rows", "third_calibration", "third_facts", "third_readings", "variation"]

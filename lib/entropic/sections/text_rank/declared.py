@@ -9,6 +9,8 @@ is later than a declaration was computed after it, and the page says which resul
 
 from __future__ import annotations
 
+import re
+
 DECLARED = {
     "the student class": (
         "App. B's architecture at d_model = 128 (two layers, four heads of width 32, FFN, App. B's training "
@@ -221,3 +223,15 @@ THIRD = {
         "time, about 13 CPU hours, calibration first; nothing is cut, and the page shows what is stored while the "
         "rest is computed."),
 }
+
+
+_PER_SEED = re.compile(r"([gℓp])_s\b")  # a per-seed symbol of the third declaration: g_s, ℓ_s, p_s
+
+
+def markdown(declaration: dict[str, str]) -> str:
+    """A declaration as the page prints it: each part under its name, in the declaration's own words, its per-seed
+    symbols set as math."""
+    def math(m: re.Match) -> str:
+        return "$" + {"ℓ": r"\ell"}.get(m[1], m[1]) + "_s$"
+    return "\n\n".join(f"**{name}.** {_PER_SEED.sub(math, text)}" for name, text in declaration.items())
+

@@ -88,18 +88,17 @@ def figure_budget(found: dict, cfg):
         ax.set_xscale("log")
     # the reading happens from half the budget on: the axis shows that range in full and cuts the early widest gaps
     pad = 0.08 * (top - bottom)
-    ticks = [cfg.tokens / 5, cfg.tokens, 2 * cfg.tokens]
+    ticks = [cfg.tokens / 2, cfg.tokens, 2 * cfg.tokens]  # where the reading starts, the budget, the projection
     for ax in axes.flat[:len(drawn)]:
         ax.set_ylim(bottom - pad, top + pad)
-        ax.set_xticks(ticks, [f"{t / 1e6:.2g}M" for t in ticks])
+        ax.set_xticks(ticks, ["T/2", "T", "2T"])
         ax.minorticks_off()
         ax.tick_params(labelbottom=True, labelsize="small")
     for ax in axes.flat[len(drawn):]:
         ax.set_axis_off()
     for ax in axes[:, 0]:
         ax.set_ylabel("gap to full width\n(nats per char)")
-    for ax in axes[-1]:
-        ax.set_xlabel("training tokens")
+    axes[-1, columns // 2].set_xlabel(f"training tokens (the budget T = {cfg.tokens / 1e6:.3g}M)")
     if drawn:
         handles, labels = axes.flat[0].get_legend_handles_labels()
         handles.append(plt.Line2D([], [], color="grey", ls=":"))

@@ -10,17 +10,19 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...report.numbers import number, span
-from . import analysis, second, tables
+from . import analysis, second, tables, third
 from .analysis import CV_LIMIT, DECIDED, MISSING, NOT_SIGNIFICANT
 from .declared import FIRST_DATE, SECOND_DATE
+from .prose_third import third_facts
 from .spec import ROUTING
 
 
-def facts(results, appendix_b=None, found: dict | None = None) -> dict:
-    """Every number and sentence the page's prose quotes (``found``: ``second.judge``'s result, computed when not
-    given)."""
+def facts(results, appendix_b=None, found: dict | None = None, third_found: dict | None = None) -> dict:
+    """Every number and sentence the page's prose quotes (``found``: ``second.judge``'s result, ``third_found``:
+    ``third.judge``'s, each computed when not given)."""
     cfg = results.cfg
     found = second.judge(results, appendix_b) if found is None else found
+    third_found = third.judge(results, appendix_b) if third_found is None else third_found
     first = analysis.compare(results, appendix_b)
     budget, _ = analysis.budgets(results)
     cost = tables.cost(results)
@@ -38,7 +40,8 @@ def facts(results, appendix_b=None, found: dict | None = None) -> dict:
     out["engines_sentence"] = (_reuse_sentence(check_table, found, budget) if len(check_table) else
                                "The reuse check has not run yet.") + _engines_sentence(found, cfg)
     out["first_tolerance_sentence"] = _tolerance_sentence(results, appendix_b)
-    return out
+    out["margin"] = number(cfg.margin)
+    return out | third_facts(third_found, found, cfg)
 
 
 def _and(names: list[str]) -> str:

@@ -170,21 +170,28 @@ def _range(found: dict, generator: str) -> str:
 
 
 def third_calibration(found: dict) -> pd.DataFrame:
-    """Per generator and known rank r* (the third rule): r̂ and its 90 % interval, by how many grid steps it misses
-    r*, the full-width students' excess over the floor beside the zero-kernel teacher's, whether the class learned
-    the generator, whether r* is read, and the generator's calibrated range."""
+    """Per generator and known rank r* (the third rule): r̂ with its 90 % interval, whether r* is read exactly or by
+    how many grid steps it is missed, the full-width students' excess over the floor beside the zero-kernel
+    teacher's, whether the class learned the generator, and the generator's calibrated range."""
     calib = found["calibration"]
     if calib.empty:
         return calib
+    def read(missed: int, learned) -> str:
+        if not learned:
+            return "not read: not learned" if learned is False else "not read: learnability unknown"
+        return "exactly" if missed == 0 else f"{abs(missed)} step{'s' if abs(missed) > 1 else ''} " + (
+            "low" if missed < 0 else "high")
+
     return pd.DataFrame({
         "generator": calib["generator"], "known rank r*": calib["known rank"],
-        "r̂": calib["r_hat"].astype(int), "90 % interval": ["–".join(map(str, v)) for v in calib["interval"]],
-        "missed by (grid steps)": calib["missed by"],
-        "full-width excess over floor (nats)": calib["excess"],
-        "zero-kernel excess (nats)": calib["blind_excess"].astype(float),
+        "r̂ (90 % interval)": [f"{int(r)} ({'–'.join(map(str, v))})" for r, v in zip(calib["r_hat"], calib["interval"],
+                                                                                     strict=True)],
+        "read": [read(m, None if v is None or pd.isna(v) else bool(v))
+                 for m, v in zip(calib["missed by"], calib["learned"], strict=True)],
+        "full width's excess (nats)": calib["excess"],
+        "zero kernel's excess (nats)": calib["blind_excess"].astype(float),
         "learned": [DASH if v is None or pd.isna(v) else bool(v) for v in calib["learned"]],
-        "read exactly": calib["read"].astype(bool),
-        "calibrated range": [_range(found, g) for g in calib["generator"]],
+        "range": [_range(found, g) for g in calib["generator"]],
     }).set_index(["generator", "known rank r*"])
 
 
@@ -214,23 +221,28 @@ def third_readings(found: dict, cfg) -> pd.DataFrame:
 
 
 def declarations(third_found: dict, second_found: dict, first: pd.DataFrame) -> pd.DataFrame:
-    """Per claim, the outcome under each declaration: the third's (fresh seeds; it decides) with r̂ and what keeps
-    it open, the third rule on the stored seeds, the second's and the first's."""
-    out = third_found["outcomes"]
-    stored = dict(zip(claim_names(third_found["stored"]), third_found["stored"]["outcome"], strict=True))
-    measured = dict(zip(claim_names(third_found["stored"]), measured_words(third_found["stored"]), strict=True))
+    """Per claim, the outcome under each declaration: the third's (fresh seeds; it decides) with r̂, the third rule
+    on the stored seeds with r̂, the second's and the first's, and what keeps the third's open (on the stored seeds
+    too, where they are open for another reason)."""
+    out, stored = third_found["outcomes"], third_found["stored"]
     names = claim_names(out)
+    on_stored = {name: (outcome, r, why) for name, outcome, r, why in
+                 zip(claim_names(stored), stored["outcome"], measured_words(stored), stored["why"], strict=True)}
     earlier = {label: dict(zip(claim_names(f), f["outcome"], strict=True))
                for label, f in (("second", second_found["outcomes"]), ("first", first))}
 
-    def on_stored(name: str) -> str:
-        return f"{stored[name]}: {measured[name].split(' (')[0]}" if name in stored else DASH
+    def cell(outcome: str, measured: str, missing: bool) -> str:
+        return outcome if missing else f"{outcome}: {measured.split(' (')[0]}"
 
-    table = pd.DataFrame({"claim": names, "third declaration (fresh seeds)": out["outcome"].to_numpy(),
-                          "measured": measured_words(out),
-                          "third rule on the stored seeds": [on_stored(n) if n.startswith("(a)") else DASH
+    def why(name: str, own: str) -> str:
+        other = on_stored.get(name, ("", "", ""))[2]
+        return f"{own}; stored seeds: {other}" if other and other != own else own
+
+    fresh = [cell(o, m, pd.isna(v)) for o, m, v in zip(out["outcome"], measured_words(out), out["ours"], strict=True)]
+    table = pd.DataFrame({"claim": names, "third declaration (fresh seeds)": fresh,
+                          "third rule on the stored seeds": [cell(*on_stored[n][:2], False) if n in on_stored else DASH
                                                              for n in names],
                           "second declaration": [earlier["second"].get(n, DASH) for n in names],
                           "first declaration": [earlier["first"].get(n, DASH) for n in names],
-                          "open because": out["why"].to_numpy()})
+                          "open because": [why(n, w) for n, w in zip(names, out["why"], strict=True)]})
     return table.set_index("claim")
