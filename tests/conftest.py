@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -98,10 +99,43 @@ _LOGGED = 0  # lines of this process's build log already given to a report
 _BUILT: dict[str, list[str]] = {}  # test -> the lines it added
 
 
+# A clone without App. B's pinned corpora (no sibling ../shared/corpora, nothing fetched by make corpora): a test
+# that fails because one of them is not on this machine is skipped, naming the corpus and how to get it; the run
+# ends saying how many were skipped, or that every corpus was found.
+_MISSING_CORPUS = re.compile(r"corpus '(\w+)' not found|No such file or directory: '[^']*/corpora/(\w+)\.txt'")
+_SKIPPED_FOR: dict[str, set[str]] = {}  # corpus -> the tests skipped for it
+
+
+def missing_corpus(error: BaseException) -> str | None:
+    """The pinned corpus whose absence made ``error`` (any exception in its chain names it), when it is indeed found
+    nowhere on this machine; None for any other failure."""
+    from entropic.engine.corpus import corpora
+
+    seen = []
+    while error is not None and all(error is not e for e in seen):
+        seen.append(error)
+        error = error.__cause__ or error.__context__
+    for found in (m for e in seen for m in [_MISSING_CORPUS.search(str(e))] if m):
+        name = found[1] or found[2]
+        try:
+            corpora.locate_corpus(name, substitute=False)
+        except corpora.CorpusUnavailable:
+            return name
+        return None
+    return None
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     global _LOGGED
     report = (yield).get_result()
+    corpus = missing_corpus(call.excinfo.value) if report.failed and call.excinfo else None
+    if corpus:
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0,
+                           f"Skipped: needs App. B's pinned corpus {corpus!r}, which is not on this machine: "
+                           f"make corpora fetches it (or put it in a folder named by ENTROPIC_CORPORA)")
+        report.user_properties.append(("missing corpus", corpus))
     log = Path(os.environ["ENTROPIC_BUILD_LOG"])
     lines = log.read_text().splitlines() if log.exists() else []
     if len(lines) > _LOGGED:
@@ -110,9 +144,11 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_runtest_logreport(report):
-    for name, lines in report.user_properties:
+    for name, value in report.user_properties:
         if name == "built":
-            _BUILT.setdefault(report.nodeid, []).extend(lines)
+            _BUILT.setdefault(report.nodeid, []).extend(value)
+        elif name == "missing corpus":
+            _SKIPPED_FOR.setdefault(value, set()).add(report.nodeid)
 
 
 def _counted(lines: list[str]) -> str:
@@ -135,6 +171,13 @@ def pytest_terminal_summary(terminalreporter):
     if os.environ.get("PYTEST_XDIST_WORKER") or terminalreporter.config.option.collectonly:
         return
     write = terminalreporter.write_line
+    terminalreporter.write_sep("=", "App. B's corpora")
+    if _SKIPPED_FOR:
+        tests = set().union(*_SKIPPED_FOR.values())
+        write(f"{len(tests)} tests skipped: they need {', '.join(sorted(_SKIPPED_FOR))}, not on this machine "
+              "(make corpora fetches the six corpora)")
+    else:
+        write("no test was skipped for a missing corpus")
     terminalreporter.write_sep("=", "pages rendered and books built")
     write("all tests: " + _counted([line for lines in _BUILT.values() for line in lines]))
     files: dict[str, list[str]] = {}
