@@ -23,8 +23,12 @@ def facts(results, spec: pd.DataFrame) -> dict:
     found = grid.availability(cfg)
     missing = list(found.index[found["status"] == "missing"])
     nan, dash = float("nan"), "—"
-    out = {"n_asked": len(cfg.corpora), "n_found": int((found["status"] == "found").sum()),
-           "missing": ", ".join(f"`{m}`" for m in missing) or "none", "pinned": 0, "models": 0,
+    # n_found counts the corpora the stored results were computed from (the page reads those, wherever the texts
+    # are); the texts this machine lacks are named apart, so that a clone without them shows the same numbers.
+    out = {"n_asked": len(cfg.corpora), "n_found": 0, "missing": ", ".join(f"`{m}`" for m in missing) or "none",
+           "here_text": (f"Not on this machine: {', '.join(f'`{m}`' for m in missing)}; the page reads the results "
+                         f"stored from {'it' if len(missing) == 1 else 'them'} (recomputing needs the text: "
+                         f"`make corpora` fetches it)." if missing else "Each of them is on this machine."), "pinned": 0, "models": 0,
            **{f"cv_{column}": nan for column in PREDICTORS},
            **dict.fromkeys(["lags_span", "ridge_share", "ridge_numerical_span", "main_budget", "budgets", "loss_span",
                             "tail_span", "layer0_span", "last_layer_span", "cv_seed_span", "cost", "passes"], dash),
@@ -45,7 +49,8 @@ def facts(results, spec: pd.DataFrame) -> dict:
         out |= _data_facts(pred, len(cfg.d_models))
         out |= {"lags_span": span(pred[MAIN.predictor]), "ridge_share": span(pred["ridge_rank"]
                                                                                 / pred["ablation_context"]),
-                "ridge_numerical_span": span(pred["ridge_numerical_rank"]), "pinned": int(pred["matches_pin"].sum())}
+                "ridge_numerical_span": span(pred["ridge_numerical_rank"]), "pinned": int(pred["matches_pin"].sum()),
+                "n_found": int(pred["corpus"].nunique())}
     if "models" not in results.tables:
         return out
     main, table = main_budget(results), grid.budgets(results)
