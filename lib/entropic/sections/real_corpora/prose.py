@@ -28,7 +28,8 @@ def facts(results, spec: pd.DataFrame) -> dict:
     out = {"n_asked": len(cfg.corpora), "n_found": 0, "missing": ", ".join(f"`{m}`" for m in missing) or "none",
            "here_text": (f"Not on this machine: {', '.join(f'`{m}`' for m in missing)}; the page reads the results "
                          f"stored from {'it' if len(missing) == 1 else 'them'} (recomputing needs the text: "
-                         f"`make corpora` fetches it)." if missing else "Each of them is on this machine."), "pinned": 0, "models": 0,
+                         f"`make corpora` fetches it)." if missing else "Each of them is on this machine."),
+           "pinned": 0, "models": 0,
            **{f"cv_{column}": nan for column in PREDICTORS},
            **dict.fromkeys(["lags_span", "ridge_share", "ridge_numerical_span", "main_budget", "budgets", "loss_span",
                             "tail_span", "layer0_span", "last_layer_span", "cv_seed_span", "cost", "passes"], dash),
