@@ -74,5 +74,6 @@ def test_the_tests_that_need_a_pinned_corpus_are_skipped_there_naming_it(lone):
     done = _run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "-rs", *SUBSET], root, env)
     assert done.returncode == 0, done.stdout[-3000:]
     assert "tests skipped: they need english, not on this machine (make corpora fetches the six corpora)" in done.stdout
-    assert "needs App. B's pinned corpus 'english', which is not on this machine: make corpora fetches it" in done.stdout
+    assert "needs App. B's pinned corpus 'english', which is not on this machine: make corpora fetches it" \
+        in done.stdout
     assert " failed" not in done.stdout and " error" not in done.stdout
