@@ -19,6 +19,16 @@ result takes it from the data, so typed prose may not state one:
 * ``configuration_contradicted``: a configuration table's "paper" column holds a value only where the paper states
   one, and a banner that calls a page's parameters the paper's has no parameter the paper does not state.
 * ``grammar``: generated sentences agree in number ("1 thread(s)", "these tables … reads" are errors).
+* ``claims_unreferenced``: on the pages that speak of the paper's claims (its evidence pages, the intro, the
+  teaching chapter), every typed sentence, heading, admonition and caption that refers to a claim carries the
+  claim's reference (``{glue:md}`claim_<section>_<key>```, glued by ``page.glue_claims``: the claim's current
+  verdicts, linking its row in the ledger). A sentence refers to a claim when it names the place where the paper
+  makes one (§4–§7, Tables 1–5, App. B, C.1, D) other than as its setting ("the §4 task"), or says a result in
+  other words than the verdicts' (confirmed, borne out, as the paper reports), counts claims or cases ("4 of 6
+  claims", "five of the six corpora"), negates a result ("does not track") or says one of the claimed properties
+  holds or fails ("recovery holds"). A sentence with the reference may state the paper's claim and its direction.
+* ``claim_references_contradicted``: every reference names a claim the ledger lists, links its row there and
+  shows the verdicts its rows give.
 
 The verdict given a claim in every table and finding stays ``reader.verdicts_contradicted``'s. Each function takes
 a built book's folder (``_build/html``) and returns one line per problem.
@@ -53,6 +63,8 @@ NUMBER = re.compile(r"(?<![\w.,])(?:\d+ min \d+ s|\d+(?:\.\d+)?\s?h\b|\d+(?:,\d{
 LABELS = re.compile(r"(Exercises?|Theorems?|Lemmas?|Definitions?|Assumptions?|Corollar(y|ies)|Propositions?|"
                     r"Figures?|Tables?|Parts?|Sections?|Chapters?|eqs?\.|§|CC BY|version|Python|torch|pp?\.)\s*$",
                     re.IGNORECASE)
+HEADINGS = ["h1", "h2", "h3", "h4", "h5", "h6"]
+REFERENCE = "⟦claim⟧"  # where a typed sentence carries a claim's reference (its verdict, linking the ledger)
 QUOTED = re.compile(r"“[^”]*”|\"[^\"]*\"")  # the paper's words, quoted: not a sentence of ours
 TYPED_SKIP = ("div.cell_output, .pasted-text, .generated, script, style, pre, code, span.math, div.math, "
               "mjx-container, .sd-badge, table, .headerlink, div.cell_input, nav, a.reference, .provenance, "
@@ -115,23 +127,41 @@ def _pages(folder: Path):
 
 
 def typed_sentences(path: Path) -> list[tuple[str, bool]]:
-    """The typed sentences of one built page as ``(sentence, points at the evidence)``: its paragraphs, list items
-    and captions with every generated element, table, badge, formula, code and cross-reference's text removed."""
+    """The typed sentences of one built page as ``(sentence, points at the evidence)`` (``typed_blocks``)."""
+    return [(sentence, evidence) for sentence, evidence, _ in typed_blocks(path)]
+
+
+def typed_blocks(path: Path) -> list[tuple[str, bool, str]]:
+    """The typed sentences of one built page as ``(sentence, points at the evidence, kind)``, kind ``heading``,
+    ``caption`` or ``prose``: its headings, paragraphs (an admonition's title among them), list items and captions (a
+    table's or a figure's caption is read wherever it sits, a cell's output included: its words are typed in the
+    page's code) with every generated element, table, badge, formula, code, section number and cross-reference's text
+    removed. A claim's reference (``page.claim_reference``) stays in the sentence as ``REFERENCE``."""
     soup = _soup(path.read_text())
     article = soup.select_one("article") or soup
     out = []
-    for block in article.find_all(["p", "li", "figcaption", "dd"]):
-        if block.find(["p", "li"]) or block.find_parent(["table", "nav"]):
+    for block in article.find_all(["p", "li", "figcaption", "caption", "dd", *HEADINGS]):
+        if block.find(["p", "li", *HEADINGS]) or block.find_parent(["nav"]):
             continue
-        if block.find_parent(class_=["cell_output", "generated"]):
+        caption = block.name in ("figcaption", "caption") or block.find_parent(["figcaption", "caption"])
+        if not caption and (block.find_parent(["table", "figcaption", "caption"])
+                            or block.find_parent(class_=["cell_output", "generated"])):
             continue
-        links = [a.get("href", "") for a in block.find_all("a")]
+        if block.find_parent(class_="generated"):
+            continue
+        kind = "caption" if caption else "heading" if block.name in HEADINGS else "prose"
+        links = [a.get("href", "") for a in block.find_all("a")
+                 if not {"claim-ref", "headerlink"} & set(a.get("class", []))]  # a caption's own anchor aside
         linked = any(EVIDENCE_LINK.search(h) for h in links)
         copy = _soup(str(block))
-        for element in copy.select(TYPED_SKIP):
+        for reference in copy.select(".claim-ref"):  # with the glued span it sits in
+            glued = reference.find_parent("span", class_="generated")
+            (glued if glued is not None and glued.get_text(" ").strip() == reference.get_text(" ").strip()
+             else reference).replace_with(f" {REFERENCE} ")
+        for element in copy.select(TYPED_SKIP + ", .section-number, .caption-number"):
             element.decompose()
         text = " ".join(copy.get_text(" ").split())
-        out += [(sentence, linked or bool(EVIDENCE_NAME.search(sentence))) for sentence in SENTENCE.split(text)
+        out += [(sentence, linked or bool(EVIDENCE_NAME.search(sentence)), kind) for sentence in SENTENCE.split(text)
                 if sentence.strip()]
     return out
 
@@ -142,14 +172,16 @@ def typed_results(folder: Path) -> list[str]:
     problems = []
     for path in _pages(folder):
         name = str(path.relative_to(folder))
-        for sentence, evidence in typed_sentences(path):
+        for sentence, evidence, kind in typed_blocks(path):
             said = f"{name}: {sentence[:160]!r}"
             if found := VERDICT.search(sentence):
                 problems.append(f"a verdict typed by hand ({found[0]!r}) in {said}")
             ours = QUOTED.sub(" ", sentence)
-            if (found := PARTIAL.search(ours)) or (evidence and (found := DIRECTION.search(ours))):
+            # a sentence that carries a claim's reference states the paper's claim, its verdict beside it
+            if REFERENCE not in sentence and ((found := PARTIAL.search(ours))
+                                              or (evidence and (found := DIRECTION.search(ours)))):
                 problems.append(f"a result's direction typed by hand ({found[0]!r}) in {said}")
-            for match in NUMBER.finditer(sentence):
+            for match in NUMBER.finditer(sentence if kind != "caption" else ""):  # a caption's numbers: its code's
                 if LABELS.search(sentence[:match.start()]):
                     continue
                 if not in_paper(match[0], paper):
@@ -298,7 +330,8 @@ def grammar(folder: Path) -> list[str]:
     for path in _pages(folder):
         soup = _soup(path.read_text())
         article = soup.select_one("article") or soup
-        for element in article.select("script, style, pre, code, span.math, div.math, mjx-container, table, button"):
+        for element in article.select("script, style, pre, code, span.math, div.math, mjx-container, table, button, "
+                                      ".claim-ref"):  # a claim's reference: badges, not words
             element.decompose()
         for block in article.find_all(["p", "li", "figcaption", "caption"]):
             if block.find(["p", "li"]):
@@ -310,4 +343,105 @@ def grammar(folder: Path) -> list[str]:
                         continue
                     problems.append(f"{path.relative_to(folder)}: {what}: "
                                     f"…{text[max(0, match.start() - 40):match.end() + 20]}…")
+    return problems
+
+
+# --- claims: a sentence on a claim carries its reference --------------------------------------------------------------
+
+CLAIM_PAGES = ("surrogate", "ladder", "attention_native", "predictability", "ablation", "real_corpora", "frontier",
+               "intro", "teaching")  # the pages whose sentences speak of the paper's claims (the ledger's)
+# Where the paper makes a claim (the ledger's "where" column: §4–§7, Tables 1–5, App. B, C.1 and D) ...
+LOCATION = re.compile(r"§\s?[4-7]\b|\bTables? [1-5]\b|\bApp(?:\.|endix) (?:B|D|C\.1)\b")
+# ... unless the sentence names the place for its setting: "the §4 task", "the Table 4 softmax grid", "§5 sizes".
+SETTING = re.compile(r"^(?:\.\d+)?(?:'s|’s)?(?:\s+[\w-]+){0,2}?\s+(?:task|tasks|sizes|setting|settings|grid|teacher|"
+                     r"teachers|protocol|convention|architecture|corpora|target|fixed operators?|students?|"
+                     r"estimators?|ladder|spectrum|spectra|models?)\b", re.IGNORECASE)
+# A result said in other words than the verdicts' and the directions' own: a verb of agreement, a count of claims
+# or cases typed as words or integers, a negated result.
+OTHER_WORDS = re.compile(r"\b(confirm(?:s|ed)?|replicat(?:es?|ed)|refut(?:es?|ed)|borne out|verifie[sd]|"
+                         r"matches the paper|as the paper (?:finds|found|reports|reported|says|claims)|"
+                         r"contrary to the paper|contradicts?|upheld|overturn(?:s|ed)?)\b", re.IGNORECASE)
+NUMERAL = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+COUNT = re.compile(rf"\b(?:{NUMERAL}|all|none|half|most) of (?:the |its |these |our )?(?:{NUMERAL} )?(?:claims|corpora|"
+                   r"tasks|ranks|verdicts|settings|estimators|regimes|rungs|cells|seeds|tables)\b", re.IGNORECASE)
+NEGATED_RESULT = re.compile(r"(?<!\bcan )(?<!\bmay )\b(?:(?:does|do|did|is|are|was|were)(?: not|n't)|no longer|never|"
+                            r"fails? to)\s+(?:\w+\s+)?(hold|track|transfer|recover|reach|separate|correlate|predict|"
+                            r"restore|reproduce|exceed|saturate)s?\b", re.IGNORECASE)
+
+# One of the claims' properties said to hold or fail ("recovery tracks the teacher's energy rank"): the legend of a
+# mark ("✓ the claim holds under it") and the method ("whether the paper's claim holds") name no property.
+CLAIMED = re.compile(r"\b(?:deficiency|achievability|recovery|predictability|tightness|the bound|the transitions?|"
+                     r"(?:the )?energy effective rank)\b[^.;:]{0,60}?\b(?:holds?|fails?|tracks?|reproduces?|"
+                     r"recovers?|is reproduced|persists?)\b", re.IGNORECASE)
+
+
+def refers_to_claim(sentence: str, kind: str) -> str | None:
+    """What makes a typed sentence speak of a claim (None where nothing does): in prose, the place where the paper
+    makes one named other than as its setting; in prose, a heading or a caption alike, a result in other words, a
+    count of claims or cases, a negated result, or one of the paper's claimed properties with a direction
+    ("deficiency, achievability and recovery hold"). (A heading or caption that names a place is its title.)"""
+    ours = QUOTED.sub(" ", sentence)
+    if kind == "prose":
+        for match in LOCATION.finditer(ours):
+            if not SETTING.match(ours[match.end():]):
+                return f"names {match[0]!r}"
+    for pattern, what in ((OTHER_WORDS, "says a result in other words"), (COUNT, "counts"),
+                          (NEGATED_RESULT, "negates a result"), (CLAIMED, "states a result")):
+        if found := pattern.search(ours):
+            return f"{what} ({found[0]!r})"
+    return None
+
+
+def claims_unreferenced(folder: Path) -> list[str]:
+    """Every typed sentence, heading, admonition and caption of the pages that speak of the paper's claims which
+    refers to a claim (``refers_to_claim``) carries the claim's reference, its current verdict beside it
+    (``{glue:md}`claim_<section>_<key>```), or is generated from the ledger."""
+    problems = []
+    for name in CLAIM_PAGES:
+        path = folder / "build" / "sections" / f"{name}.html"
+        if not path.is_file():
+            continue
+        for sentence, _, kind in typed_blocks(path):
+            if REFERENCE not in sentence and (why := refers_to_claim(sentence, kind)):
+                problems.append(f"a sentence on a claim without its reference (it {why}) in "
+                                f"build/sections/{name}.html: {sentence[:160]!r}")
+    return problems
+
+
+def _ledger_verdicts(folder: Path) -> dict[str, list[str]]:
+    """Each claim's verdicts in the ledger's table, its rows' in order, by the claim's anchor there."""
+    path = folder / "build" / "sections" / "ledger.html"
+    found: dict[str, list[str]] = {}
+    if not path.is_file():
+        return found
+    current = None
+    for row in _soup(path.read_text()).select("table tbody tr"):
+        anchor = row.select_one("span[id^=claim-]")
+        badge = row.select_one(".sd-badge")
+        current = anchor["id"] if anchor else current
+        if current and badge is not None:
+            found.setdefault(current, []).append(" ".join(badge.get_text(" ").split()))
+    return found
+
+
+def claim_references_contradicted(folder: Path) -> list[str]:
+    """Every claim reference of every page names a claim the ledger lists, links its row there, and shows the
+    verdicts its rows give, no other."""
+    ledger = _ledger_verdicts(folder)
+    if not ledger:
+        return []
+    problems = []
+    for path in _pages(folder):
+        name = str(path.relative_to(folder))
+        for reference in _soup(path.read_text()).select(".claim-ref"):
+            claim = reference.get("data-claim", "")
+            anchor = "claim-" + re.sub(r"[^a-z0-9]+", "-", claim.lower())
+            shown = [" ".join(b.get_text(" ").split()) for b in reference.select(".sd-badge")]
+            if anchor not in ledger:
+                problems.append(f"{name}: a reference to the claim {claim!r}, which the ledger does not list")
+            elif not reference.get("href", "").endswith(f"#{anchor}"):
+                problems.append(f"{name}: the reference to {claim!r} does not link its row in the ledger")
+            elif shown != list(dict.fromkeys(ledger[anchor])):
+                problems.append(f"{name}: the reference to {claim!r} shows {', '.join(shown) or 'no verdict'}, the "
+                                f"ledger {', '.join(dict.fromkeys(ledger[anchor]))}")
     return problems

@@ -175,3 +175,81 @@ def test_the_papers_numbers_are_read_from_the_projects_own_file_which_matches_th
     assert json.loads(sentences.PAPER_NUMBERS.read_text()) == sentences.paper_numbers(text), (
         f"{sentences.PAPER_NUMBERS.name} is stale: write it again from {sentences.PAPER} with "
         f"sentences.paper_numbers")
+
+
+# --- claims: a sentence on a claim carries its reference, and the reference the ledger's verdict ------------------
+
+def _reference(claim: str, *verdicts: str) -> str:
+    anchor = "claim-" + claim.replace(".", "-").replace("_", "-").lower()
+    badges = "".join(f'<span class="sd-badge">{verdict}</span>' for verdict in verdicts)
+    return f'<a class="claim-ref" data-claim="{claim}" href="ledger.html#{anchor}">{badges}</a>'
+
+
+CLAIMS_LEDGER = ("<table><thead><tr><th>verdict, decided in</th><th>paper says</th></tr></thead><tbody>"
+                 "<tr><td><span class='sd-badge'>reproduced</span></td><td><span id='claim-ladder-b1'></span>69.4 "
+                 "(§5, Table 2)</td></tr><tr><td><span class='sd-badge'>claim holds, value differs</span></td><td>"
+                 "<span id='claim-attention-native-recovery-softmax-qk'></span>6/6 (§6, Table 3)</td></tr>"
+                 "<tr><td><span class='sd-badge'>reproduced</span></td><td>6/6, the other reading</td></tr>"
+                 "</tbody></table>")
+ON_A_CLAIM = {  # the same sentences, each with its claim's reference: they pass
+    "build/sections/ladder.html": "<p>The paper's diagnosis (§5, Table 2): the bound of §4 does not transfer to "
+                                  f"attention {_reference('ladder.B1', 'reproduced')}.</p>",
+    "build/sections/attention_native.html": "<p>Recovery holds for the softmax teacher "
+                                            + _reference("attention_native.recovery_softmax_qk",
+                                                         "claim holds, value differs", "reproduced") + ".</p>",
+    "build/sections/ledger.html": CLAIMS_LEDGER,
+}
+
+
+def test_sentences_on_a_claim_that_carry_its_reference_with_the_ledgers_verdicts_pass(tmp_path):
+    book = _book(tmp_path, ON_A_CLAIM)
+    assert sentences.claims_unreferenced(book) == []
+    assert sentences.claim_references_contradicted(book) == []
+    assert sentences.typed_results(book) == []
+
+
+@pytest.mark.parametrize("name, typed, check, found", [
+    # a verdict in other words than the verdicts'
+    ("build/sections/surrogate.html", "<p>The tight bound is borne out by every seed.</p>",
+     "claims_unreferenced", "says a result in other words ('borne out')"),
+    ("build/sections/attention_native.html", "<p>Softmax compresses the penalty, as the paper reports.</p>",
+     "claims_unreferenced", "says a result in other words ('as the paper reports')"),
+    # a count typed as integers, and one in words
+    ("build/sections/attention_native.html", "<p>Here 4 of 6 claims come out as the paper has them.</p>",
+     "claims_unreferenced", "counts ('4 of 6 claims')"),
+    ("build/sections/real_corpora.html", "<p>Five of the six corpora give the sign the paper gives.</p>",
+     "claims_unreferenced", "counts ('Five of the six corpora')"),
+    # a direction in a heading, and one in an admonition's title
+    ("build/sections/real_corpora.html", "<h2>The measured rank tracks corpus complexity (App. B)</h2>",
+     "typed_results", "a result's direction typed by hand ('tracks')"),
+    ("build/sections/attention_native.html", "<div class='admonition note'><p class='admonition-title'>Recovery "
+                                             "fails under softmax</p><p>See the table.</p></div>",
+     "claims_unreferenced", "states a result ('Recovery fails')"),
+    # a negated claim
+    ("build/sections/real_corpora.html", "<p>On our data the measured rank does not track corpus complexity.</p>",
+     "claims_unreferenced", "negates a result ('does not track')"),
+    # a figure's caption and a table's caption, written in a page's code (they sit in its cell's output)
+    ("build/sections/ablation.html", "<div class='cell_output'><figure><figcaption><p>Recovery holds at every r* "
+                                     "of the three spectra.</p></figcaption></figure></div>",
+     "claims_unreferenced", "states a result ('Recovery holds')"),
+    ("build/sections/surrogate.html", "<div class='cell_output'><table><caption><span class='caption-number'>Table "
+                                      "R3.9 </span><span class='caption-text'>The excesses, not reproduced at r = 1."
+                                      "</span></caption><tbody><tr><td>1</td></tr></tbody></table></div>",
+     "typed_results", "a verdict typed by hand ('not reproduced')"),
+    # the place of a claim named with a badge typed beside it, not the claim's reference
+    ("build/sections/ladder.html", "<p>The break sits where Table 2 puts it <span class='sd-badge'>reproduced</span>."
+                                   "</p>", "claims_unreferenced", "names 'Table 2'"),
+    # a reference whose verdict is not the ledger's, and one to a claim the ledger does not list
+    ("build/sections/ladder.html", f"<p>B1 stays above the floor {_reference('ladder.B1', 'not reproduced')}.</p>",
+     "claim_references_contradicted", "the reference to 'ladder.B1' shows not reproduced, the ledger reproduced"),
+    ("build/sections/attention_native.html", "<p>Recovery holds for the softmax teacher "
+                                             + _reference("attention_native.recovery_softmax_qk", "reproduced")
+                                             + ".</p>", "claim_references_contradicted",
+     "shows reproduced, the ledger claim holds, value differs, reproduced"),
+    ("build/sections/ladder.html", f"<p>B4 stays above the floor {_reference('ladder.B4', 'reproduced')}.</p>",
+     "claim_references_contradicted", "a reference to the claim 'ladder.B4', which the ledger does not list"),
+])
+def test_a_claim_said_without_its_reference_or_with_another_verdict_is_caught(tmp_path, name, typed, check, found):
+    book = _book(tmp_path, {**ON_A_CLAIM, name: ON_A_CLAIM.get(name, "") + typed})
+    problems = getattr(sentences, check)(book)
+    assert any(found in p for p in problems), problems

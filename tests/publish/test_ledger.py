@@ -126,3 +126,22 @@ def test_a_sections_rows_are_computed_once_per_state_of_its_page(claims, tmp_pat
     monkeypatch.setattr(book, "fingerprint", lambda *args, **kwargs: "another state of the page")  # an entry changed
     ledger.section_rows("ablation", "tiny")
     assert len(calls) == 2
+
+
+def test_every_row_names_its_claim_and_a_reference_shows_each_verdict_its_rows_give(claims):
+    from entropic.publish import page
+
+    for name, own in claims.groupby("section", sort=False):
+        keys = {ledger.claim_id(name, key) for key in registry.module(name).CLAIMS}
+        # every claim by its name; a row says its claim in other words only where the profile's task is not the
+        # paper's (the tiny ladder's "B1 already fails"), and names none
+        assert set(own["claim"].dropna()) == keys, name
+        reworded = own[own["claim"].isna()]
+        stated = {(c.says, c.where) for c in registry.module(name).CLAIMS.values()}
+        assert not any(pair in stated for pair in zip(reworded["paper says"], reworded["where"], strict=True))
+    table = page.ledger_markdown(claims, "c", "tbl-c")
+    for claim in claims["claim"].dropna().unique():  # one anchor per claim in the ledger, which its references link
+        assert table.count(f'<span id="{page.claim_anchor(claim)}"></span>') == 1
+    reference = page.claim_reference("ladder.B1", [verdicts.REPRODUCED, verdicts.REPRODUCED, verdicts.UNDECIDED])
+    assert reference.count("sd-badge") == 2 and 'href="ledger.html#claim-ladder-b1"' in reference
+    assert 'data-claim="ladder.B1"' in reference

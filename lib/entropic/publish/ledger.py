@@ -16,8 +16,9 @@ from ..report import verdicts
 from . import build, memo
 
 BEYOND = "Beyond the paper"  # the caption of the part of ``_toc.yml`` whose pages go past the paper
-COLUMNS = ["section", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "ours shown", "kind",
-           "estimator", "criterion", "claim holds", "value agrees", "verdict", "note", "undecided", "p", "profile"]
+COLUMNS = ["section", "claim", "title", "table", "quantity", "paper says", "where", "paper value", "ours", "ours shown",
+           "kind", "estimator", "criterion", "claim holds", "value agrees", "verdict", "note", "undecided", "p",
+           "profile"]
 # Why a claim is not reproduced or not decided, one class per finding (``findings``):
 FAILS = "fails on our data"
 POWER = "undecided: power (too few points to decide the sign)"
@@ -43,25 +44,41 @@ def section_rows(name: str, profile: str) -> list[dict]:
 def _section_rows(name: str, shown: str, fingerprint: str) -> list[dict]:
     """:func:`section_rows` at the profile the book shows; ``fingerprint``, the section page's there, names what the
     rows are computed from (the key they are stored under)."""
+    return claim_rows(name, runner.run(name, shown, compute=False, progress=False, log=lambda *_: None))
+
+
+def claim_id(section: str, key: str) -> str:
+    """A claim's name in the book, ``<section>.<key>`` (its key in the section's ``CLAIMS``): what a sentence that
+    refers to the claim names (``page.glue_claims``) and what the ledger's row of the claim is anchored by."""
+    return f"{section}.{key}"
+
+
+def claim_rows(name: str, results, comparison: pd.DataFrame | None = None) -> list[dict]:
+    """The ledger rows of one section from its ``results``: each row of its comparison table (``comparison``, when
+    the page has computed it, else ``compare(results)``), then each of its claims that no row decides; every row
+    names its claim (``claim_id``)."""
     module = registry.module(name)
-    results = runner.run(name, shown, compute=False, progress=False, log=lambda *_: None)
-    base = {"section": name, "title": module.TITLE, "table": module.TABLE, "profile": shown}
+    keys = {(claim.says, claim.where): key for key, claim in reversed(module.CLAIMS.items())}
+    base = {"section": name, "title": module.TITLE, "table": module.TABLE, "profile": results.profile}
     rows, decided = [], set()
     if results.entries:
-        for quantity, row in module.compare(results).iterrows():
-            rows.append({**base, "quantity": quantity, **{c: row[c] for c in COLUMNS if c in row.index}})
+        table = module.compare(results) if comparison is None else comparison
+        for quantity, row in table.iterrows():
+            key = keys.get((row["paper says"], row["where"]))
+            rows.append({**base, "claim": claim_id(name, key) if key else None, "quantity": quantity,
+                         **{c: row[c] for c in COLUMNS if c in row.index}})
             decided.add((row["paper says"], row["where"]))
     if not results.entries:
-        why = f"no `{shown}` results of this section are stored yet"
+        why = f"no `{results.profile}` results of this section are stored yet"
     elif not getattr(results.cfg, "paper_setting", True):
-        why = f"the `{shown}` profile's task differs from the paper's, so the paper's number does not apply"
+        why = f"the `{results.profile}` profile's task differs from the paper's, so the paper's number does not apply"
     else:
         why = "no table of this book decides it"
-    for claim in module.CLAIMS.values():
+    for key, claim in module.CLAIMS.items():
         if (claim.says, claim.where) not in decided:
-            rows.append({**base, "quantity": f"not checked: {why}", "paper says": claim.says, "where": claim.where,
-                         "paper value": claim.value, "ours": float("nan"), "kind": None, "estimator": None,
-                         "criterion": None,
+            rows.append({**base, "claim": claim_id(name, key), "quantity": f"not checked: {why}",
+                         "paper says": claim.says, "where": claim.where, "paper value": claim.value,
+                         "ours": float("nan"), "kind": None, "estimator": None, "criterion": None,
                          "claim holds": None, "value agrees": None, "verdict": verdicts.NOT_CHECKED})
     return rows
 

@@ -38,6 +38,37 @@ def badge(verdict: str) -> str:
     return f"{{bdg-{BADGES[verdict]}}}`{verdict}`"
 
 
+def claim_anchor(claim: str) -> str:
+    """The HTML id of a claim's row in the ledger (``claim`` as ``ledger.claim_id`` names it)."""
+    return "claim-" + re.sub(r"[^a-z0-9]+", "-", claim.lower())
+
+
+def claim_reference(claim: str, verdicts_of: list[str]) -> str:
+    """A claim's reference in a sentence: the badge of each verdict its ledger rows give (one, or one per regime
+    where they differ), linking the claim's row in the ledger, marked ``claim-ref`` with the claim's name
+    (``data-claim``) so that the book's sentence check can read it. Raw HTML: the name is kept as it is (Markdown
+    would read the underscores of ``recovery_linear_qk``)."""
+    badges = " ".join(f'<span class="sd-sphinx-override sd-badge sd-bg-{BADGES[v]} sd-bg-text-{BADGES[v]}">{v}</span>'
+                      for v in dict.fromkeys(verdicts_of))
+    return (f'<a class="claim-ref" data-claim="{claim}" href="ledger.html#{claim_anchor(claim)}" '
+            f'title="the claim {claim} in the ledger">{badges}</a>')
+
+
+def glue_claims(rows) -> dict[str, str]:
+    """Glue a reference to each claim of ``rows`` (ledger rows, ``ledger.claim_rows`` or ``ledger.frame``), named
+    ``claim_<section>_<key>``: a sentence typed on a page that refers to a claim writes
+    ``{glue:md}`claim_ladder_B1``` beside it, and so carries the claim's current verdicts. Returns the references
+    by claim, for a caption written in a page's code."""
+    from IPython.display import Markdown
+
+    frame = pd.DataFrame(rows)
+    references = {claim: claim_reference(claim, list(own["verdict"]))
+                  for claim, own in frame.dropna(subset=["claim"]).groupby("claim", sort=False)}
+    for claim, reference in references.items():
+        glue("claim_" + claim.replace(".", "_"), Markdown(reference))
+    return references
+
+
 def cell(value, digits: int = 3) -> str:
     """One table cell: a number, a boolean or a missing value as ``numbers.number`` writes it (three
     significant digits, ✓/✗, a dash); text with its pipes escaped, a star after a letter (``r*``) escaped
@@ -305,13 +336,17 @@ def save_tables(label: str, name: str, **frames: pd.DataFrame) -> None:
 def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
     """The claims ledger as a numbered table: verdict, the deciding table (a link), the quantity, the
     paper's words, ours, whether the claim holds and whether the value agrees."""
+    first = ~claims["claim"].duplicated() | claims["claim"].isna()  # a claim's first row holds its anchor
     rows = pd.DataFrame({
         "verdict, decided in": [badge(verdict) + " " + (f"{{numref}}`{table}`" if verdict != verdicts.NOT_CHECKED
                                                          else f"{{doc}}`{section}`")
                                 for table, verdict, section in zip(claims["table"], claims["verdict"],
                                                                    claims["section"], strict=True)],
         "quantity": claims["quantity"],
-        "paper says": claims["paper says"] + " (" + claims["where"] + ")",
+        "paper says": [(f'<span id="{claim_anchor(claim)}"></span>' if anchored and isinstance(claim, str) else "")
+                       + f"{says} ({where})"
+                       for claim, anchored, says, where in zip(claims["claim"], first, claims["paper says"],
+                                                               claims["where"], strict=True)],
         "ours": [shown or _with_p(o, None, _decimals(says, value)) for o, says, value, shown in
                  zip(claims["ours"], claims["paper says"], claims["paper value"], _shown(claims), strict=True)],
         "computed by": claims["estimator"],
