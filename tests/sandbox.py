@@ -48,15 +48,20 @@ def run(command: str, root: Path, env: dict[str, str], timeout: int = 900) -> su
     return subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def template(root: Path) -> None:
-    """Fill ``root`` with the project's files with every profile tiny, the session's tiny results as every label's,
-    and the paper book rendered by ``make book`` (whose output is checked here: it renders every page)."""
-    tracked = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=paths.ROOT,
-                             capture_output=True, text=True, check=True).stdout.split()
-    for name in tracked:
+def copy_project(root: Path, untracked: bool = True) -> None:
+    """Copy the project's files into ``root``: those git tracks, and (``untracked``) those it would track (not
+    ignored); without them, what a clone of the repository holds."""
+    listed = ["git", "ls-files", "--cached", *(["--others", "--exclude-standard"] if untracked else [])]
+    for name in subprocess.run(listed, cwd=paths.ROOT, capture_output=True, text=True, check=True).stdout.split():
         if (paths.ROOT / name).is_file():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(paths.ROOT / name, root / name)
+
+
+def template(root: Path) -> None:
+    """Fill ``root`` with the project's files with every profile tiny, the session's tiny results as every label's,
+    and the paper book rendered by ``make book`` (whose output is checked here: it renders every page)."""
+    copy_project(root)
     tiny = (paths.PROFILES / "tiny.yaml").read_text()
     for profile in (root / "notebooks" / "params").glob("*.yaml"):
         profile.write_text(tiny)

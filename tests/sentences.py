@@ -41,6 +41,8 @@ import json
 import re
 from pathlib import Path
 
+from entropic.publish.page import claim_anchor
+
 # The numbers the paper states, per section, extracted from its text (``paper_numbers``) and committed, so that the
 # check needs no copy of the paper beside the clone; where the paper is there, a test checks the file against it.
 PAPER = Path(__file__).resolve().parents[2] / "shared" / "paper" / "entropic-bound.md"
@@ -144,11 +146,9 @@ def typed_blocks(path: Path) -> list[tuple[str, bool, str]]:
         if block.find(["p", "li", *HEADINGS]) or block.find_parent(["nav"]):
             continue
         caption = block.name in ("figcaption", "caption") or block.find_parent(["figcaption", "caption"])
-        if not caption and (block.find_parent(["table", "figcaption", "caption"])
-                            or block.find_parent(class_=["cell_output", "generated"])):
-            continue
-        if block.find_parent(class_="generated"):
-            continue
+        if block.find_parent(class_="generated") or (not caption and (block.find_parent("table")
+                                                                      or block.find_parent(class_="cell_output"))):
+            continue  # generated text, and a table's or an output's text other than its caption
         kind = "caption" if caption else "heading" if block.name in HEADINGS else "prose"
         links = [a.get("href", "") for a in block.find_all("a")
                  if not {"claim-ref", "headerlink"} & set(a.get("class", []))]  # a caption's own anchor aside
@@ -435,7 +435,7 @@ def claim_references_contradicted(folder: Path) -> list[str]:
         name = str(path.relative_to(folder))
         for reference in _soup(path.read_text()).select(".claim-ref"):
             claim = reference.get("data-claim", "")
-            anchor = "claim-" + re.sub(r"[^a-z0-9]+", "-", claim.lower())
+            anchor = claim_anchor(claim)
             shown = [" ".join(b.get_text(" ").split()) for b in reference.select(".sd-badge")]
             if anchor not in ledger:
                 problems.append(f"{name}: a reference to the claim {claim!r}, which the ledger does not list")

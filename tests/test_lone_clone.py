@@ -9,13 +9,12 @@ The copy holds the project's tracked files in a temporary folder (so nothing sit
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
+import sandbox
 from entropic import paths
 
 FACTS = """
@@ -35,19 +34,14 @@ SUBSET = ["tests/engine/corpus", "tests/test_sentences.py",
 def lone(tmp_path_factory):
     """The copy and the environment of a fresh shell there: no corpus on any path it reads."""
     root = tmp_path_factory.mktemp("lone") / "clone"
-    tracked = subprocess.run(["git", "ls-files"], cwd=paths.ROOT, capture_output=True, text=True, check=True)
-    for name in tracked.stdout.split():
-        if (paths.ROOT / name).is_file():
-            (root / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(paths.ROOT / name, root / name)
+    sandbox.copy_project(root, untracked=False)
     assert not (root.parent / "shared").exists()
     return root, {**_shell(root), "ENTROPIC_CACHE": str(root.parent / "cache")}
 
 
 def _shell(root) -> dict[str, str]:
     """A fresh shell's environment running the code of the project at ``root``: none of this session's settings."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("ENTROPIC_", "PYTEST_", "VIRTUAL_ENV")) and k != "PYTHONPATH"}
+    env = {k: v for k, v in sandbox.fresh_shell().items() if not k.startswith(("ENTROPIC_", "PYTEST_"))}
     return {**env, "PYTHONPATH": str(root / "lib"), "ENTROPIC_MAX_THREADS": "1"}
 
 

@@ -58,6 +58,7 @@ def claim_rows(name: str, results, comparison: pd.DataFrame | None = None) -> li
     the page has computed it, else ``compare(results)``), then each of its claims that no row decides; every row
     names its claim (``claim_id``)."""
     module = registry.module(name)
+    # a row names the claim whose words and place it repeats (the first such claim, where two share them)
     keys = {(claim.says, claim.where): key for key, claim in reversed(module.CLAIMS.items())}
     base = {"section": name, "title": module.TITLE, "table": module.TABLE, "profile": results.profile}
     rows, decided = [], set()

@@ -336,17 +336,16 @@ def save_tables(label: str, name: str, **frames: pd.DataFrame) -> None:
 def ledger_markdown(claims: pd.DataFrame, caption: str, name: str) -> str:
     """The claims ledger as a numbered table: verdict, the deciding table (a link), the quantity, the
     paper's words, ours, whether the claim holds and whether the value agrees."""
-    first = ~claims["claim"].duplicated() | claims["claim"].isna()  # a claim's first row holds its anchor
+    anchored = claims["claim"].notna() & ~claims["claim"].duplicated()  # a claim's first row holds its anchor
     rows = pd.DataFrame({
         "verdict, decided in": [badge(verdict) + " " + (f"{{numref}}`{table}`" if verdict != verdicts.NOT_CHECKED
                                                          else f"{{doc}}`{section}`")
                                 for table, verdict, section in zip(claims["table"], claims["verdict"],
                                                                    claims["section"], strict=True)],
         "quantity": claims["quantity"],
-        "paper says": [(f'<span id="{claim_anchor(claim)}"></span>' if anchored and isinstance(claim, str) else "")
-                       + f"{says} ({where})"
-                       for claim, anchored, says, where in zip(claims["claim"], first, claims["paper says"],
-                                                               claims["where"], strict=True)],
+        "paper says": [(f'<span id="{claim_anchor(claim)}"></span>' if anchor else "") + f"{says} ({where})"
+                       for claim, anchor, says, where in zip(claims["claim"], anchored, claims["paper says"],
+                                                             claims["where"], strict=True)],
         "ours": [shown or _with_p(o, None, _decimals(says, value)) for o, says, value, shown in
                  zip(claims["ours"], claims["paper says"], claims["paper value"], _shown(claims), strict=True)],
         "computed by": claims["estimator"],
