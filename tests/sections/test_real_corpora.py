@@ -331,3 +331,20 @@ def test_the_prose_names_readings_by_their_marks_never_by_a_second_verdict(three
     for key in ("entropy_text", "ridge_text", "long_text", "trajectory_text", "spec_flipping"):
         assert not verdict_words.search(facts[key]), (key, facts[key])
     assert not re.search(r"`[a-z_]+`", facts["spec_flipping"])  # claims in words, not code names
+
+
+def test_the_corpora_table_reads_the_stored_results_and_says_apart_which_texts_this_machine_lacks(monkeypatch,
+                                                                                                  tmp_path):
+    here = runner.run("real_corpora", "paper", compute=False, progress=False, log=lambda *_: None)
+    table = section.corpora_table(here)
+    monkeypatch.setenv("ENTROPIC_SHARED_CORPORA", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("ENTROPIC_CACHE", str(tmp_path / "cache"))
+    section.locate.cache_clear()
+    try:
+        alone = section.corpora_table(runner.run("real_corpora", "paper", compute=False, progress=False,
+                                                 log=lambda *_: None))
+    finally:
+        section.locate.cache_clear()
+    stored = ["stored from", "bytes", "sha256", "matches pin"]
+    assert alone[stored].equals(table[stored]) and table["matches pin"].all()  # the results', wherever the texts are
+    assert (alone["on this machine"] == "missing (make corpora fetches it)").all()

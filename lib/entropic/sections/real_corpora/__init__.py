@@ -22,7 +22,7 @@ from .figures import (
     figure_trajectory,
 )
 from .fits import FITS, fit
-from .grid import availability, budgets
+from .grid import availability, budgets, corpora_table
 from .long_run import trajectory as long_run_trajectory
 from .long_run import verdicts as long_run_verdicts
 from .prose import facts
@@ -44,6 +44,7 @@ __all__ = [
     "budgets",
     "cells",
     "compare",
+    "corpora_table",
     "correlations",
     "facts",
     "figure_lag_mi",

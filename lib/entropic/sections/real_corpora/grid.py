@@ -38,6 +38,25 @@ def availability(cfg) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("corpus")
 
 
+def corpora_table(results) -> pd.DataFrame:
+    """One row per corpus asked for: what its stored results were computed from (where the text was found then, its
+    size, its sha256, whether that matches the pin), then whether its text is on this machine. The stored columns
+    are the results', so that a clone without the texts shows the same table but for the last column."""
+    here = availability(results.cfg)
+    stored = (results["predictor"].drop_duplicates("corpus").set_index("corpus") if "predictor" in results.tables
+              else pd.DataFrame(columns=["source", "bytes", "sha256", "matches_pin"]))
+    rows = []
+    for name in here.index:
+        own = stored.loc[name] if name in stored.index else None
+        rows.append({"corpus": name, "stored from": "not stored" if own is None else own["source"],
+                     "bytes": None if own is None else int(own["bytes"]),
+                     "sha256": "—" if own is None else own["sha256"][:16] + "…",
+                     "matches pin": None if own is None else bool(own["matches_pin"]),
+                     "on this machine": "found" if here.loc[name, "status"] == "found"
+                                        else "missing (make corpora fetches it)"})
+    return pd.DataFrame(rows).set_index("corpus")
+
+
 def grid(results, name: str) -> pd.DataFrame:
     """The rows of table ``name`` ("models", "heads", "spectra") that belong to the grid: budgets of the
     configuration, the long run left out."""
