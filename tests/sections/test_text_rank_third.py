@@ -70,18 +70,56 @@ def test_a_gap_that_halves_with_each_doubling_of_the_budget_is_closing_and_not_r
     assert outcome["outcome"] == "undecided" and outcome["why"].startswith("budget: the width-16 gap is still closing")
 
 
-def _calibration(learned: bool) -> pd.DataFrame:
-    return pd.DataFrame({"generator": ["routing", "routing"], "known rank": [16, 32], "r_hat": [8, 32],
-                         "learned": [learned, learned]})
+def _calibration(learned: bool, within: bool | None = None, hats=(8, 32), exact=(True, True)) -> pd.DataFrame:
+    """A calibration of known ranks 16 and 32: read as ``hats``, learned by the third declaration's criterion
+    (``learned``) and by the amendment's (``within``, as ``learned`` unless given)."""
+    within = learned if within is None else within
+    return pd.DataFrame({"generator": ["routing", "routing"], "known rank": [16, 32], "r_hat": list(hats),
+                         "exact": list(exact), "learned": [learned, learned], "within": [within, within]})
 
 
-def test_a_persisting_gap_at_16_contradicts_only_when_a_learned_generator_reads_32_as_32():
+def test_a_persisting_gap_at_16_contradicts_by_the_third_rule_only_when_a_learned_generator_reads_32_as_32():
     cfg = _cfg()
     deciding = _deciding(_students("english", lambda r, t: 0.05), cfg)
     assert deciding.loc["english", "states"][-1] == third.PERSISTING
-    assert third.low_rank("english", deciding, _calibration(True), cfg)["outcome"] == "contradicted"
-    unlearned = third.low_rank("english", deciding, _calibration(False), cfg)
+    assert third.low_rank("english", deciding, _calibration(True), cfg, amended=False)["outcome"] == "contradicted"
+    unlearned = third.low_rank("english", deciding, _calibration(False), cfg, amended=False)
     assert unlearned["outcome"] == "undecided" and unlearned["why"].startswith("calibration: no learned generator")
+
+
+def test_the_amended_rule_gates_each_verdict_on_the_calibration_case_that_would_make_it_false():
+    cfg = _cfg()
+    low = _deciding(_students("english", lambda r, t: 0.05 if r < 8 else 0.0), cfg)  # r̂ = 8
+    full = _deciding(_students("english", lambda r, t: 0.05), cfg)  # r̂ = 32, the width-16 gap persisting
+    assert low.loc["english", "r_hat"] == 8 and full.loc["english", "r_hat"] == 32
+
+    def outcome(deciding, calib, amended=True):
+        row = third.low_rank("english", deciding, calib, cfg, amended)
+        return row["outcome"], row["why"]
+
+    # both gates pass: known rank 32 read as 32 (persisting), known rank 16 read below 32, both learned within δ
+    assert outcome(low, _calibration(True)) == ("supported", "")
+    assert outcome(full, _calibration(True)) == ("contradicted", "")
+    # a full-rank generator read below 32 makes "supported" meaningless: the third rule still says supported
+    fooled = _calibration(True, hats=(8, 16))
+    assert outcome(low, fooled, amended=False)[0] == "supported"
+    assert outcome(low, fooled) == ("undecided", "calibration: a generator of known rank 32 learned to within δ "
+                                                 "is read below 32")
+    assert outcome(full, fooled)[0] == "contradicted"  # the gate of a contradiction is the rank-16 case alone
+    # 32 read as 32 but not shown to persist is not read as 32
+    assert outcome(low, _calibration(True, exact=(True, False)))[0] == "undecided"
+    # a rank-16 generator read as 32 makes "contradicted" meaningless
+    blind = _calibration(True, hats=(32, 32))
+    assert outcome(full, blind) == ("undecided", "calibration: a generator of known rank 16 learned to within δ is "
+                                                 "read as 32")
+    assert outcome(low, blind) == ("supported", "")
+    # learned by the third declaration's criterion but not within δ: neither gate has a case
+    unlearned = _calibration(True, within=False)
+    assert outcome(low, unlearned) == ("undecided", "calibration: no generator of known rank 32 is learned to "
+                                                    "within δ")
+    assert outcome(full, unlearned) == ("undecided", "calibration: no generator of known rank 16 is learned to "
+                                                     "within δ")
+    assert outcome(low, unlearned, amended=False)[0] == "supported"
 
 
 def test_a_width_within_the_margin_whose_gap_grows_out_of_it_is_not_within():
@@ -101,7 +139,7 @@ def test_the_calibration_reads_learnability_against_the_zero_kernel_teacher_and_
         calib = third.calibration(third.readings(students, cfg), list(RANKS))
         row = calib.iloc[0]
         assert row["missed by"] == -1 and row["r_hat"] == 8 and row["learned"] == expected
-        assert not row["read"]
+        assert not row["read"] and not row["within"]  # 0.05 and 0.2 nats above the floor: more than δ
 
 
 def test_a_routing_generator_stored_without_its_zero_kernel_teacher_is_regenerated_and_its_floor_checked():
@@ -118,6 +156,9 @@ def test_a_routing_generator_stored_without_its_zero_kernel_teacher_is_regenerat
                        floor=made.floor)
     row = third.calibration(third.readings(stored, cfg), list(RANKS)).iloc[0]
     assert row["blind_excess"] == pytest.approx(zero - made.floor) and row["learned"] and row["read"]
+    assert row["excess"] == pytest.approx(0.01) and row["within"]  # at most δ above the floor
+    assert not third.calibration(third.readings(stored.assign(val_loss=stored["val_loss"] + 0.002), cfg),
+                                 list(RANKS)).iloc[0]["within"]
     with pytest.raises(ValueError, match="routing rank 2: the stored students' floor"):
         third.readings(stored.assign(floor=made.floor + 0.1), cfg)
 
@@ -139,9 +180,29 @@ def test_the_third_declaration_was_committed_before_any_student_it_asks_for_was_
             assert json.loads(path.read_text())["provenance"]["date"] >= text_rank.THIRD_DATE, job.id
 
 
+def test_the_amendment_was_committed_before_any_fresh_seed_was_read_and_cuts_no_stored_student():
+    """The amendment's date is its first commit's (or later), and the jobs it cuts are exactly the third
+    declaration's students not stored: the 89 queued (the copying generator's 29 and fresh seeds 6 and 7's 60)."""
+    git = shutil.which("git")
+    if git is not None and (paths.ROOT / ".git").exists():
+        log = subprocess.run([git, "log", "--format=%cI", "-S", "AMENDMENT_DATE", "--reverse", "--",
+                              "lib/entropic/sections/text_rank/declared.py"], cwd=paths.ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+        if log:  # committed: its first commit is no later than the date it states
+            assert datetime.fromisoformat(log[0]).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") <= \
+                text_rank.AMENDMENT_DATE
+    uncut = text_rank.jobs(text_rank.Config(cut=()))
+    kept = {job.id for job in text_rank.jobs(text_rank.Config())}
+    cut = [job for job in uncut if job.id not in kept]
+    folder = paths.ROOT / "results" / "paper" / "text_rank"
+    assert len(cut) == 89 and not any((folder / f"{job.id}.json").exists() for job in cut)
+    assert {job.params["seed"] for job in cut if job.params["corpus"] != "copying"} == {6, 7}
+    assert sum(job.params["corpus"] == "copying" for job in cut) == 29
+
+
 def test_the_third_declaration_adds_its_students_and_leaves_the_earlier_jobs_as_they_were():
     earlier = {job.id for job in text_rank.jobs(text_rank.Config(third_ranks=(), copying_ranks=(), fresh_seeds=()))}
-    planned = text_rank.jobs(text_rank.Config())
+    planned = text_rank.jobs(text_rank.Config(cut=()))
     new = [job for job in planned if job.id not in earlier]
     assert earlier < {job.id for job in planned} and len(new) == 2 * 18 + 2 * 18 + 6 * 6 * 3
     assert all(job.params["checkpoints"] == [1500, 3750, 4688, 5625, 6562, 7500] for job in new)

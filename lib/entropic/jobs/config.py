@@ -173,6 +173,15 @@ def fractions(name, value):
     return tuple(float(v) for v in items)
 
 
+@kinded("list of distinct job-name patterns")
+def patterns(name, value):
+    """A non-empty list of distinct shell patterns of job names (``fnmatch``), kept as a tuple of strings."""
+    items = tuple(value) if isinstance(value, (list, tuple)) else (value,)
+    if not items or any(not isinstance(v, str) or not v.strip() for v in items) or len(set(items)) != len(items):
+        raise ValueError(f"{name} must be a non-empty list of distinct job-name patterns, got {value!r}")
+    return items
+
+
 @kinded("list of distinct positive numbers")
 def positive_values(name, value):
     """A non-empty list of distinct positive numbers (noise levels), kept as a tuple of floats."""

@@ -12,7 +12,7 @@ hands their names on. Used by ``notebooks/text_rank.md``.
 from __future__ import annotations
 
 from .analysis import DECIDED, MISSING, check, compare, first, ranks, rows, variation
-from .declared import DECLARED, FIRST_DATE, SECOND, SECOND_DATE, THIRD, THIRD_DATE
+from .declared import AMENDMENT, AMENDMENT_DATE, DECLARED, FIRST_DATE, SECOND, SECOND_DATE, THIRD, THIRD_DATE
 from .declared import markdown as declared_markdown
 from .figures import figure_budget, figure_calibration, figure_deficiency, figure_kernels
 from .fits import FITS, fit, kernel_rows
@@ -23,8 +23,9 @@ from .spec import CLAIMS, READS, ROUTING, TABLE, TITLE, Config, jobs
 from .tables import calibration, cost, declarations, first_table, outcomes, readings, third_calibration, third_readings
 from .third import judge as judge_third
 
-__all__ = ["CLAIMS", "DECIDED", "DECLARED", "FIRST_DATE", "FITS", "MISSING", "READS", "ROUTING", "SECOND",
-           "SECOND_DATE", "TABLE", "THIRD", "THIRD_DATE", "TITLE", "Config", "calibration", "check", "compare", "cost",
-           "declarations", "declared_markdown", "facts", "figure_budget", "figure_calibration", "figure_deficiency",
-           "figure_kernels", "first", "first_table", "fit", "jobs", "judge", "judge_third", "kernel_rows", "outcomes",
-           "ranks", "readings", "rows", "third_calibration", "third_facts", "third_readings", "variation"]
+__all__ = ["AMENDMENT", "AMENDMENT_DATE", "CLAIMS", "DECIDED", "DECLARED", "FIRST_DATE", "FITS", "MISSING", "READS",
+           "ROUTING", "SECOND", "SECOND_DATE", "TABLE", "THIRD", "THIRD_DATE", "TITLE", "Config", "calibration",
+           "check", "compare", "cost", "declarations", "declared_markdown", "facts", "figure_budget",
+           "figure_calibration", "figure_deficiency", "figure_kernels", "first", "first_table", "fit", "jobs",
+           "judge", "judge_third", "kernel_rows", "outcomes", "ranks", "readings", "rows", "third_calibration",
+           "third_facts", "third_readings", "variation"]

@@ -4,8 +4,11 @@ trained (the git history of this file dates each statement); the page prints the
 ``DECLARED`` is the first declaration (``FIRST_DATE``), made before any of the sweep's students was trained; its
 outcomes stay on the page. ``SECOND`` (``SECOND_DATE``) adds the uncertainty of r̂, a reading of curves that are not
 monotone in r, a calibration at further known ranks, more seeds where the outcome is within the seeds' spread and
-one-engine curves; it was committed before any student it asks for was trained. A student whose provenance date
-is later than a declaration was computed after it, and the page says which results came after which."""
+one-engine curves; it was committed before any student it asks for was trained. ``THIRD`` (``THIRD_DATE``) reads
+paired gaps against a margin with a condition on the budget, and ``AMENDMENT`` (``AMENDMENT_DATE``) amends its
+rule: each verdict gated on the calibration case that would make it false, learnability on the margin's scale. A
+student whose provenance date is later than a declaration was computed after it, and the page says which results
+came after which."""
 
 from __future__ import annotations
 
@@ -222,6 +225,47 @@ THIRD = {
         "students (6 corpora × 6 widths × 3 seeds): 180 students of 4 to 5 minutes each on one thread, two at a "
         "time, about 13 CPU hours, calibration first; nothing is cut, and the page shows what is stored while the "
         "rest is computed."),
+}
+
+
+AMENDMENT_DATE = "2026-12-06 21:42 UTC"
+
+AMENDMENT = {
+    "why the third rule is amended": (
+        "On the third declaration's own calibration the routing generator of known rank 32 is read as r̂ ≤ 16, yet "
+        "its rule gates 'contradicted' on the calibration and 'supported' on nothing, so the same rule would call a "
+        "full-rank structure low rank. And its criterion of learnability (at most half the zero-kernel teacher's "
+        "excess) is met by full-width students that still lie 1.6 to 2.7 δ above their generator's floor at "
+        "7.68M tokens (0.016 to 0.027 nats at known ranks 4, 8, 16 and 32), so the structure that a narrower "
+        "width would miss has not been learned by the full width either. This amendment gates each verdict on "
+        "the calibration case that would make it false, and judges learnability on the margin's scale. It was "
+        "committed before any reading of fresh seeds: seed 5 was stored at every width and seed 6 at widths 1 and "
+        "2, but the third declaration reads fresh seeds only once all three are stored, and none was read."),
+    "learned, amended": (
+        "A generator at a known rank is learned at a budget T if the mean excess of its full-width students over "
+        "the generator's floor at T is at most δ: a structure the full width has not learned to within the margin "
+        "cannot show a narrower width's deficiency larger than the margin that the full width does not share. The "
+        "third declaration's criterion is shown beside it."),
+    "(a) low rank, amended rule": (
+        "Per real corpus at a budget T, with r̂ read by the third rule: supported if r̂ < 32 and a learned "
+        "generator of known rank 32 is read as 32 at T (r̂ = 32 with the width-16 gap persisting); contradicted "
+        "if r̂ = 32 with the width-16 gap persisting and a learned generator of known rank 16 is read below 32 at "
+        "T; undecided otherwise, with the reason shown. Each gate is the calibration case on the other side of the "
+        "verdict, the one that would make it false: a full-rank structure read below 32 would make 'supported' "
+        "meaningless, a rank-16 structure read as 32 would make 'contradicted' so. Where several learned "
+        "generators have the needed known rank, every one must be read on the right side. The third rule's "
+        "outcomes stay on the page beside the amended ones; the amended rule decides."),
+    "(b) and (c), amended": (
+        "As the third declaration states them, undecided while any corpus's (a) is undecided by the amended rule."),
+    "the students still queued": (
+        "At 7.68M tokens no generator of known rank 16 or 32 is learned by the amended criterion (the routing "
+        "generator's full-width excess is 0.021 nats at known rank 16 and 0.027 at 32; the copying generator's "
+        "full width is not stored, and at known rank 4 its widths 1 to 4 lie 0.037 to 0.044 nats above its "
+        "floor), so no reading at 7.68M can be decided by the amended rule, whatever its seeds show. The 89 "
+        "students still queued at that budget (the copying generator's, and fresh seeds 6 and 7 at the widths "
+        "not stored) are not trained; the stored ones (seed 5 at every width, seed 6 at widths 1 and 2, the "
+        "copying generator's 7) are kept and shown. What is trained instead, at which budget and on which "
+        "generators, is declared next, after a probe of learnability and before any student it judges."),
 }
 
 

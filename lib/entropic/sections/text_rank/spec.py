@@ -14,6 +14,7 @@ and the full-width students of ``one_engine`` trained by the sweep's engine (eve
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass
 
 from ...engine.corpus import corpora
@@ -30,6 +31,7 @@ from ...jobs.config import (
     or_none,
     ours,
     param,
+    patterns,
     positive,
     positive_int,
     some_of,
@@ -99,6 +101,10 @@ class Config(SectionConfig):
     copying_scale: float = ours(6.0, "copying corpus: root mean square of the kernel's entries", positive)
     fresh_seeds: tuple = ours((5, 6, 7), "seeds no earlier declaration has seen, at every width of every corpus "
                                          "(the third declaration's real-corpus outcomes)", or_none(distinct_ints(0)))
+    cut: tuple = ours(("copying16-*", "copying4-r4-seed1", "copying4-r4-seed2", "copying4-r8-*", "copying4-r16-*",
+                       "copying4-r32-*", "*-r4-seed6", "*-r8-seed6", "*-r16-seed6", "*-r32-seed6", "*-seed7"),
+                      "jobs the amendment leaves untrained, as it declares (the third declaration's students not "
+                      "stored when it was committed); stored students are never cut", or_none(patterns))
     routing_docs: int = ours(120_000, "routing corpus: training documents (one window each)", positive_int)
     routing_val_docs: int = ours(4096, "routing corpus: validation documents", positive_int)
     corpus_dir: str | None = param(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
@@ -225,7 +231,8 @@ def jobs(cfg: Config) -> list[Job]:
         out += [Job(f"{name}-r{cfg.widest}-seed{seed}", {"kind": "train", **source[name], **train,
                                                          "rank": cfg.widest, "seed": seed})
                 for name in cfg.one_engine for seed in cfg.seeds_of(name)]
-    return out + _third(cfg, routing, source)
+    out += _third(cfg, routing, source)
+    return [job for job in out if not any(fnmatch.fnmatchcase(job.name, pattern) for pattern in cfg.cut)]
 
 
 def _third(cfg: Config, routing: dict, source: dict) -> list[Job]:

@@ -146,13 +146,14 @@ def readings(students: pd.DataFrame, cfg) -> pd.DataFrame:
 
 
 def _learnability(own: pd.DataFrame, cfg, corpus: str, known: int) -> dict:
-    """The full-width students' mean excess over the floor and the zero-kernel teacher's, at the budget; learned if
-    the first is at most half the second. A routing generator whose students were trained before the third
+    """The full-width students' mean excess over the floor and the zero-kernel teacher's, at the budget; learned by
+    the third declaration's criterion (``learned``) if the first is at most half the second, and by the amendment's
+    (``within``) if it is at most the margin δ. A routing generator whose students were trained before the third
     declaration (and so did not store the zero-kernel teacher) is regenerated for it; students that store no floor
-    leave it unknown (None)."""
+    leave both unknown (None)."""
     full = own[(own["rank"] == cfg.widest) & (own["tokens"] == cfg.tokens) & own["seed"].isin(cfg.seeds)]
     if "floor" not in full or full["floor"].isna().any():
-        return {"excess": math.nan, "blind_excess": math.nan, "learned": None}
+        return {"excess": math.nan, "blind_excess": math.nan, "learned": None, "within": None}
     excess = float((full["val_loss"] - full["floor"]).mean())
     if "blind" in full and full["blind"].notna().all():
         blind = float((full["blind"] - full["floor"]).mean())
@@ -165,7 +166,7 @@ def _learnability(own: pd.DataFrame, cfg, corpus: str, known: int) -> dict:
             raise ValueError(f"{corpus}: the stored students' floor {full['floor'].iloc[0]} is not the regenerated "
                              f"corpus's {floor}: they were trained on another corpus; train them again")
         blind = zero - floor
-    return {"excess": excess, "blind_excess": blind, "learned": excess <= blind / 2}
+    return {"excess": excess, "blind_excess": blind, "learned": excess <= blind / 2, "within": excess <= cfg.margin}
 
 
 @functools.cache
@@ -181,16 +182,17 @@ def routing_blind(keys: int, values: int, rank: int, scale: float, context: int,
 
 def calibration(table: pd.DataFrame, grid: list[int]) -> pd.DataFrame:
     """Per generator and known rank: r̂, its interval, exactness, how many grid steps it misses r* by, and its
-    learnability; read only where learned."""
+    learnability by both criteria (``learned``: the third declaration's; ``within``: the amendment's); ``read``
+    where learned by the third's criterion and read exactly."""
     own = table[table["known_rank"].notna() & table["complete"]]
     rows = []
     for _, row in own.iterrows():
         known = int(row["known_rank"])
         missed = round(math.log2(row["r_hat"] / known))
         rows.append({"generator": row["corpus"].rsplit(" rank ", 1)[0], "known rank": known, "r_hat": row["r_hat"],
-                     "interval": row["interval"], "missed by": missed, "learned": row["learned"],
-                     "excess": row["excess"], "blind_excess": row["blind_excess"],
-                     "read": bool(row["learned"]) and missed == 0})
+                     "interval": row["interval"], "exact": bool(row["exact"]), "missed by": missed,
+                     "learned": row["learned"], "within": row["within"], "excess": row["excess"],
+                     "blind_excess": row["blind_excess"], "read": bool(row["learned"]) and missed == 0})
     return pd.DataFrame(rows)
 
 
@@ -205,8 +207,9 @@ def calibrated_range(calib: pd.DataFrame, generator: str) -> tuple[int, int] | N
 
 
 def _tells(calib: pd.DataFrame, widest: int) -> str:
-    """Why a contradiction stays open ("" when the calibration allows one): a learned generator must read a known
-    rank of ``widest`` as ``widest`` and a known rank of at most ``widest``/2 below ``widest``."""
+    """The third rule's gate on a contradiction ("" when the calibration allows one): a generator learned by the
+    third declaration's criterion must read a known rank of ``widest`` as ``widest`` and a known rank of at most
+    ``widest``/2 below ``widest``."""
     learned = calib[calib["learned"].fillna(False).astype(bool)] if len(calib) else calib
     if learned.empty:
         return "calibration: no learned generator is stored yet"
@@ -219,8 +222,27 @@ def _tells(calib: pd.DataFrame, widest: int) -> str:
     return ""
 
 
-def low_rank(corpus: str, deciding: pd.DataFrame, calib: pd.DataFrame, cfg) -> dict:
-    """(a) for one real corpus by the third rule, read on its deciding reading."""
+def gates(calib: pd.DataFrame, widest: int) -> dict[bool, str]:
+    """The amended rule's gates, keyed by the verdict they guard (True: supported, False: contradicted), each the
+    reason it stays open ("" where the gate passes). "Supported" needs every generator of known rank ``widest``
+    learned within δ to be read as ``widest`` with its width-``widest``/2 gap persisting, and at least one such
+    generator; "contradicted" needs every generator of known rank ``widest``/2 learned within δ to be read below
+    ``widest``, and at least one."""
+    learned = calib[calib["within"].apply(lambda v: v is True)] if len(calib) else calib
+    out = {}
+    for verdict, known in ((True, widest), (False, widest // 2)):
+        own = learned[learned["known rank"] == known] if len(learned) else learned
+        right = ((own["r_hat"] == widest) & own["exact"]) if verdict else (own["r_hat"] < widest)
+        out[verdict] = (f"calibration: no generator of known rank {known} is learned to within δ" if own.empty else
+                        "" if right.all() else
+                        f"calibration: a generator of known rank {known} learned to within δ is read "
+                        + (f"below {widest}" if verdict else f"as {widest}"))
+    return out
+
+
+def low_rank(corpus: str, deciding: pd.DataFrame, calib: pd.DataFrame, cfg, amended: bool = True) -> dict:
+    """(a) for one real corpus, read on its deciding reading, by the amended rule (``amended``: each verdict gated on
+    the calibration case that would make it false, ``gates``) or by the third rule as declared."""
     if corpus not in deciding.index or not deciding.loc[corpus, "complete"]:
         return outcome_row("low_rank", f"{corpus}: r̂ by the third rule", math.nan, None,
                            "fresh seeds still training", missing=True)
@@ -231,39 +253,47 @@ def low_rank(corpus: str, deciding: pd.DataFrame, calib: pd.DataFrame, cfg) -> d
     if hat == cfg.widest:
         why = {CLOSING: "budget: the width-16 gap is still closing (a width that learns more slowly)",
                UNRESOLVED: "budget: the seeds cannot tell whether the width-16 gap persists"}.get(below16, "")
-        why = why or _tells(calib, cfg.widest)
+        why = why or (gates(calib, cfg.widest)[False] if amended else _tells(calib, cfg.widest))
+    elif amended:
+        why = gates(calib, cfg.widest)[True]
     written = f"≤ {hat}" if hat < cfg.widest and not row["exact"] else f"= {hat}"
     quantity = f"{corpus}: r̂ {written} of {cfg.widest} (90 % interval {low}–{high}, {len(row['seeds'])} seeds)"
     return outcome_row("low_rank", quantity, hat, hat < cfg.widest, why)
 
 
 def judge(results, appendix_b=None) -> dict:
-    """The third declaration on the stored students: ``readings``, ``calibration``, ``ranges`` (per generator),
-    ``outcomes`` ((a) per corpus, (b) and (c) once every corpus has its fresh reading) and ``stored`` ((a) by the
-    same rule on the stored seeds, shown beside)."""
+    """The third declaration, as amended, on the stored students: ``readings``, ``calibration``, ``ranges`` (per
+    generator), ``outcomes`` ((a) per corpus by the amended rule, (b) and (c) once every corpus has its deciding
+    reading), ``stored`` ((a) by the amended rule on the stored seeds, shown beside), and ``third_outcomes`` and
+    ``third_stored``, the same by the third rule as declared."""
     cfg = results.cfg
     table = readings(analysis.rows(results, appendix_b), cfg)
     calib = calibration(table, sorted(cfg.ranks))
     deciding = table[table["decides"]].set_index("corpus") if len(table) else pd.DataFrame()
-    out = [low_rank(corpus, deciding, calib, cfg) for corpus in cfg.corpora]
     stored = table[table["reading"] == STORED].set_index("corpus") if len(table) else pd.DataFrame()
     found = {"readings": table, "calibration": calib,
-             "stored": pd.DataFrame([low_rank(corpus, stored, calib, cfg) for corpus in cfg.corpora])}
-    ranges = {g: calibrated_range(calib, g) for g in (calib["generator"].unique() if len(calib) else [])}
+             "ranges": {g: calibrated_range(calib, g) for g in (calib["generator"].unique() if len(calib) else [])}}
+    for suffix, amended in (("", True), ("third_", False)):
+        out = [low_rank(corpus, deciding, calib, cfg, amended) for corpus in cfg.corpora]
+        found[f"{suffix}stored"] = pd.DataFrame([low_rank(c, stored, calib, cfg, amended) for c in cfg.corpora])
+        found[f"{suffix}outcomes"] = pd.DataFrame(out + _across(deciding, out, cfg, appendix_b))
+    return found
+
+
+def _across(deciding: pd.DataFrame, low: list[dict], cfg, appendix_b) -> list[dict]:
+    """(b) and (c) on the deciding readings, once every corpus has one; ``low`` holds (a)'s rows."""
     real = [c for c in cfg.corpora if c in deciding.index and deciding.loc[c, "complete"]]
     if len(real) < len(cfg.corpora) or len(real) < 3:
-        out += [outcome_row(key, "across corpora", math.nan, None, "fresh seeds still training",
-                            missing=True) for key in ("separates", "predicts")]
-        return found | {"ranges": ranges, "outcomes": pd.DataFrame(out)}
+        return [outcome_row(key, "across corpora", math.nan, None, "fresh seeds still training", missing=True)
+                for key in ("separates", "predicts")]
     hats = pd.Series({c: float(deciding.loc[c, "r_hat"]) for c in real})
     draws = np.stack([deciding.loc[c, "draws"] for c in real], axis=1).astype(float)  # (resamples, corpora)
-    open_ = any(row["outcome"] in (UNDECIDED, MISSING) for row in out)
-    out.append(second.separates(hats, draws.std(1) / draws.mean(1), analysis.variation(cfg, appendix_b),
-                                "a corpus's (a) is undecided" if open_ else ""))
-    out.append(second.predicts(hats, draws, analysis.predictor(appendix_b, hats.index), open_))
-    return found | {"ranges": ranges, "outcomes": pd.DataFrame(out)}
+    open_ = any(row["outcome"] in (UNDECIDED, MISSING) for row in low)
+    return [second.separates(hats, draws.std(1) / draws.mean(1), analysis.variation(cfg, appendix_b),
+                             "a corpus's (a) is undecided" if open_ else ""),
+            second.predicts(hats, draws, analysis.predictor(appendix_b, hats.index), open_)]
 
 
 __all__ = ["CLOSING", "CONTRADICTED", "FRESH", "PERSISTING", "STORED", "SUPPORTED", "UNRESOLVED", "WITHIN",
-           "bounds", "calibrated_range", "calibration", "generators", "judge", "low_rank", "paired", "projected",
-           "read", "readings", "resample", "seed_of", "status", "variants"]
+           "bounds", "calibrated_range", "calibration", "gates", "generators", "judge", "low_rank", "paired",
+           "projected", "read", "readings", "resample", "seed_of", "status", "variants"]
