@@ -202,3 +202,24 @@ def test_each_newcomers_fault_is_refused_in_one_line_with_status_2_before_any_jo
     assert done.returncode == 2 and done.stdout == "", done.stdout
     assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith(f"error: {message}"), done.stderr
     assert not (tmp_path / "results").exists() and not (tmp_path / "build").exists()
+
+
+@pytest.mark.parametrize("source, where", [
+    ("x = (\n", "broken.py:1: SyntaxError: '(' was never closed"),
+    ("import math\n\n\nraise RuntimeError('no')\n", "broken.py:4: RuntimeError: no"),
+])
+def test_a_section_of_ones_own_that_fails_to_import_is_named_in_one_line_by_run_and_by_sections(
+        tmp_path, source, where):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "broken.py").write_text(source)
+    env = {**os.environ, "ENTROPIC_SECTIONS": str(tmp_path)}
+    for args in (["run", "broken", "--no-book"], ["sections"]):
+        done = subprocess.run([sys.executable, "-m", "entropic", *args], capture_output=True, text=True, env=env)
+        assert done.returncode == 2, args
+        assert done.stderr.strip() == f"error: section 'broken' fails to import: {tmp_path / where}", args
+    listed = subprocess.run([sys.executable, "-m", "entropic", "sections"], capture_output=True, text=True,
+                            env=env).stdout.split()
+    assert "broken" not in listed and "surrogate" in listed

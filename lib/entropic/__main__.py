@@ -157,9 +157,12 @@ def _command(args) -> int:
     from .jobs import profiles, runner
 
     variables.check(args.command)  # every variable this command reads, before anything is read or planned
-    if args.command == "sections":
-        print("\n".join(registry.names()))
-        return DONE
+    if args.command == "sections":  # each imported, so that a module of one's own that fails says so
+        reasons = {name: registry.check(name) for name in registry.names()}
+        print("\n".join(name for name, why in reasons.items() if not why))
+        for why in filter(None, reasons.values()):
+            print(f"error: {why}", file=sys.stderr)
+        return REFUSED if any(reasons.values()) else DONE
     if args.command == "profiles":
         names = profiles.available_profiles()  # a missing folder is refused, naming it
         print("\n".join(names) if names else f"no profiles in {paths.shown(paths.PROFILES)}",

@@ -100,3 +100,31 @@ def test_the_configuration_table_marks_what_differs_from_the_paper():
     table = cfg.table()
     assert table.loc["n", "differs"] and table.loc["n", "paper"] == "3000"
     assert not table.loc["T", "differs"]
+
+
+def _flags() -> list[tuple[str, str]]:
+    """Every (section, parameter) whose check is ``config.flag``: the boolean parameters."""
+    return [(name, field.name) for name in registry.names()
+            for field in dataclasses.fields(registry.module(name).Config) if field.metadata["check"] is config.flag]
+
+
+def test_the_sections_have_boolean_parameters_to_test():
+    assert ("text_rank", "reuse") in _flags() and ("ladder", "sweep") in _flags()
+
+
+@pytest.mark.parametrize("section, name", _flags())
+def test_every_boolean_parameter_takes_true_and_false_in_any_case_from_the_command_line_and_refuses_the_rest(
+        section, name):
+    for typed, value in (("true", True), ("false", False), ("True", True), ("FALSE", False), ("tRuE", True)):
+        parsed = profiles.parse_overrides([f"{name}={typed}"])
+        assert config.flag(name, parsed[name]) is value, typed
+    for typed in ("yes", "0", "1", "none", "[]", "truth"):
+        with pytest.raises(ValueError, match=f"{name} must be true or false, got"):
+            config.flag(name, profiles.parse_overrides([f"{name}={typed}"])[name])
+
+
+def test_reuse_false_is_accepted_on_the_command_line_before_any_work():
+    cli = subprocess.run([sys.executable, "-m", "entropic", "run", "text_rank", "reuse=false", "--only", "zzz"],
+                         capture_output=True, text=True)
+    assert cli.returncode == 2 and "--only 'zzz' matches no job" in cli.stderr, cli.stderr
+    assert runner.plan("text_rank", "quick", profiles.parse_overrides(["reuse=FALSE"]))[1].reuse is False

@@ -83,6 +83,9 @@ scale = bounded(0.0, 10.0)  # initialization multipliers
 
 @kinded("true or false")
 def flag(name, value):
+    """True or False; on the command line ``true``/``false`` in any case, as YAML reads them (``reuse=false``)."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be true or false, got {value!r}")
     return value
