@@ -102,7 +102,8 @@ _BUILT: dict[str, list[str]] = {}  # test -> the lines it added
 # A clone without App. B's pinned corpora (no sibling ../shared/corpora, nothing fetched by make corpora): a test
 # that fails because one of them is not on this machine is skipped, naming the corpus and how to get it; the run
 # ends saying how many were skipped, or that every corpus was found.
-_MISSING_CORPUS = re.compile(r"corpus '(\w+)' not found|No such file or directory: '[^']*/corpora/(\w+)\.txt'")
+_MISSING_CORPUS = re.compile(r"corpus '(\w+)' not found|No such file or directory: '[^']*/corpora/(\w+)\.txt'"
+                             r"|corpus '(\w+)', which .* is on no path of this machine")
 _SKIPPED_FOR: dict[str, set[str]] = {}  # corpus -> the tests skipped for it
 
 
@@ -116,7 +117,7 @@ def missing_corpus(error: BaseException) -> str | None:
         seen.append(error)
         error = error.__cause__ or error.__context__
     for found in (m for e in seen for m in [_MISSING_CORPUS.search(str(e))] if m):
-        name = found[1] or found[2]
+        name = found[1] or found[2] or found[3]
         try:
             corpora.locate_corpus(name, substitute=False)
         except corpora.CorpusUnavailable:

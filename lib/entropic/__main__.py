@@ -227,11 +227,13 @@ def _compute(args) -> int:
     for name in build.toc_sections() if args.command == "run" and wants_book else ():
         if name not in names:
             runner.plan(name, pages)  # the pages the rest of the book shows, at the book's profile
+    compute = True if args.command == "run" or args.compute or args.force or args.refresh else None
+    for name in names:  # what the jobs to compute read (App. B's corpora), before the first section computes
+        runner.check_inputs(name, profile, overrides, getattr(args, "only", None), compute)
     if args.cluster:
         cluster.check(args.cluster)  # an unreachable scheduler: one line in seconds, not a traceback in 30
     keep = False if args.refresh else None
     for name in names:
-        compute = True if args.command == "run" or args.compute or args.force or args.refresh else None
         result = runner.run(name, profile, overrides, force=args.force, keep_stale=keep,
                             compute=compute, progress=not args.quiet, only=getattr(args, "only", None),
                             cluster=args.cluster, log=print)

@@ -165,6 +165,7 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
         else:
             todo.append((job, key))
     if todo:
+        preflight(module, cfg, [job for job, _ in todo])  # what the jobs read (a corpus), before the first runs
         shelf.writable()  # before any work: an unwritable store fails now, not after hours
         if cluster:
             _reachable(cluster)
@@ -201,6 +202,29 @@ def run(section: str, profile: str = "quick", overrides: dict | None = None, *, 
     corrupt = [(job_id, why) for job_id, why in corrupt if job_id not in found]
     return Results(section, profile, overrides, label, cfg, keys, tables, entries, stale, computed, missing, corrupt,
                    conflicts)
+
+
+def preflight(module, cfg, jobs: list[store.Job]) -> None:
+    """The section's own check of what ``jobs`` will read (its ``preflight(cfg, jobs)``, where it has one: App. B's
+    and the capacity sweep's corpora), raising ``ValueError`` in one line before any of them runs."""
+    check = getattr(module, "preflight", None)
+    if check is not None and jobs:
+        check(cfg, jobs)
+
+
+def check_inputs(section: str, profile: str, overrides: dict | None = None, only: list[str] | None = None,
+                 compute: bool | None = None) -> None:
+    """Before any section of a command computes: ``preflight`` on the jobs a run of this section would compute (not
+    stored here or in the profile's store, matching ``only``), so that a missing corpus stops ``make book
+    PROFILE=quick`` before the first section's first job, not at App. B's."""
+    module, cfg, jobs = plan(section, profile, overrides)
+    label = label_of(profile, overrides or {})
+    if not (label not in COMMITTED if compute is None else compute):
+        return
+    shelves = [store.Store(label, section), *([store.Store(profile, section)] if label != profile else [])]
+    todo = [job for job in jobs if not any(shelf.path(job).exists() for shelf in shelves)
+            and (not only or any(fnmatch.fnmatchcase(job.name, pattern) for pattern in only))]
+    preflight(module, cfg, todo)
 
 
 def check_only(section: str, jobs: list[store.Job], only: list[str] | None) -> None:

@@ -27,40 +27,12 @@ from .long_run import trajectory as long_run_trajectory
 from .long_run import verdicts as long_run_verdicts
 from .prose import facts
 from .readings import spectra_table
-from .spec import CLAIMS, TABLE, THREADS, TITLE, Config, budget_name, jobs, locate
+from .spec import CLAIMS, TABLE, THREADS, TITLE, Config, budget_name, jobs, locate, preflight
 from .summary import summary
 from .tables import compare, specification
 
-__all__ = [
-    "CLAIMS",
-    "DECLARED",
-    "FITS",
-    "TABLE",
-    "THREADS",
-    "TITLE",
-    "Config",
-    "availability",
-    "budget_name",
-    "budgets",
-    "cells",
-    "compare",
-    "corpora_table",
-    "correlations",
-    "facts",
-    "figure_lag_mi",
-    "figure_learning",
-    "figure_long_run",
-    "figure_measures",
-    "figure_prediction",
-    "figure_trajectory",
-    "fit",
-    "jobs",
-    "locate",
-    "long_run_trajectory",
-    "long_run_verdicts",
-    "measure_variation",
-    "specification",
-    "spectra_table",
-    "summary",
-    "trajectory",
-]
+__all__ = ["CLAIMS", "DECLARED", "FITS", "TABLE", "THREADS", "TITLE", "Config", "availability", "budget_name",
+           "budgets", "cells", "compare", "corpora_table", "correlations", "facts", "figure_lag_mi",
+           "figure_learning", "figure_long_run", "figure_measures", "figure_prediction", "figure_trajectory", "fit",
+           "jobs", "locate", "long_run_trajectory", "long_run_verdicts", "measure_variation", "preflight",
+           "specification", "spectra_table", "summary", "trajectory"]

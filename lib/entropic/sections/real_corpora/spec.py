@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ...engine.corpus import corpora
 from ...engine.corpus.corpora import CORPUS_NAMES, SOURCES
+from ...engine.corpus.preflight import check_planned
 from ...jobs.config import (
     SectionConfig,
     distinct_ints,
@@ -206,3 +207,9 @@ def jobs(cfg: Config) -> list[Job]:
                 seeds=[cfg.long_seed], d_model=cfg.long_d_model, tokens=cfg.long_tokens,
                 steps=cfg.steps(cfg.long_tokens), checkpoints=cfg.long_checkpoints())}))
     return out
+
+
+def preflight(cfg: Config, jobs: list[Job]) -> None:
+    """Every corpus ``jobs`` read, checked before the first runs (``preflight.check_planned``): present, the text
+    they were planned on, long enough for their split; else one line naming the file and ``make corpora``."""
+    check_planned([job.params for job in jobs], "real_corpora")

@@ -19,7 +19,7 @@ from .fits import FITS, fit, kernel_rows
 from .prose import facts
 from .prose_third import third_facts
 from .second import judge
-from .spec import CLAIMS, READS, ROUTING, TABLE, TITLE, Config, jobs
+from .spec import CLAIMS, READS, ROUTING, TABLE, TITLE, Config, jobs, preflight
 from .tables import calibration, cost, declarations, first_table, outcomes, readings, third_calibration, third_readings
 from .third import judge as judge_third
 
@@ -27,5 +27,5 @@ __all__ = ["AMENDMENT", "AMENDMENT_DATE", "CLAIMS", "DECIDED", "DECLARED", "FIRS
            "ROUTING", "SECOND", "SECOND_DATE", "TABLE", "THIRD", "THIRD_DATE", "TITLE", "Config", "calibration",
            "check", "compare", "cost", "declarations", "declared_markdown", "facts", "figure_budget",
            "figure_calibration", "figure_deficiency", "figure_kernels", "first", "first_table", "fit", "jobs",
-           "judge", "judge_third", "kernel_rows", "outcomes", "ranks", "readings", "rows", "third_calibration",
-           "third_facts", "third_readings", "variation"]
+           "judge", "judge_third", "kernel_rows", "outcomes", "preflight", "ranks", "readings", "rows",
+           "third_calibration", "third_facts", "third_readings", "variation"]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ...engine.corpus import corpora
 from ...engine.corpus.corpora import CORPUS_NAMES, SOURCES
+from ...engine.corpus.preflight import check_planned
 from ...jobs.config import (
     SectionConfig,
     distinct_ints,
@@ -249,3 +250,9 @@ def _third(cfg: Config, routing: dict, source: dict) -> list[Job]:
            for name, made in generators for r in cfg.ranks for seed in cfg.seeds]
     return out + [Job(f"{name}-r{r}-seed{seed}", {"kind": "train", **source[name], **train, "rank": r, "seed": seed})
                   for name in cfg.corpora for seed in cfg.fresh_seeds for r in cfg.ranks]
+
+
+def preflight(cfg: Config, jobs: list[Job]) -> None:
+    """Every corpus ``jobs`` read, checked before the first runs (``preflight.check_planned``): present, the text
+    they were planned on, long enough for their split; else one line naming the file and ``make corpora``."""
+    check_planned([job.params for job in jobs], "text_rank")
