@@ -56,39 +56,68 @@ def test_a_page_that_names_a_section_it_reads_must_name_one_of_the_book(tmp_path
 
 
 def test_a_page_starts_once_the_pages_it_reads_have_run_and_the_pages_waited_for_start_first(monkeypatch):
+    """The pages end when the test releases them, one at a time, and the test waits for the scheduler to start the
+    next before it looks: which page starts next depends on the order of the pages' ends alone, never on timing."""
     import threading
     import time
 
     reads = {"ladder": (), "surrogate": (), "theory": (), "real_corpora": (), "text_rank": ("real_corpora",),
              "teaching": ("ladder", "real_corpora"), "ledger": ("ladder", "surrogate", "real_corpora", "text_rank")}
-    events, lock = [], threading.Lock()
+    listed = ["surrogate", "theory", "ladder", "real_corpora", "text_rank", "teaching", "ledger"]
+    events, lock, gates = [], threading.Lock(), {name: threading.Event() for name in listed}
 
     def execute(name, profile, overrides, log=print):
         with lock:
             events.append(("start", name))
-        time.sleep(0.05)
+        assert gates[name].wait(timeout=60), f"{name} was never released"
         with lock:
             events.append(("end", name))
         if name == "theory":
             raise RuntimeError("theory broke")
         return name
 
+    def started(count: int) -> list[str]:
+        """The pages started, once ``count`` have (the scheduler acts after a release, in its own thread)."""
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with lock:
+                starts = [name for kind, name in events if kind == "start"]
+            if len(starts) >= count:
+                return starts
+            time.sleep(0.005)
+        raise AssertionError(f"only {starts} started, expected {count}")
+
     monkeypatch.setattr(book, "execute", execute)
     monkeypatch.setattr(book, "reads_from", lambda name: reads[name])
-    listed = ["surrogate", "theory", "ladder", "real_corpora", "text_rank", "teaching", "ledger"]
-    with pytest.raises(RuntimeError, match="theory broke"):  # raised after every page ran
-        book.execute_all([(name, "tiny", {}) for name in listed], workers=2, log=lambda *_: None)
+    raised = []
+
+    def render():
+        try:
+            book.execute_all([(name, "tiny", {}) for name in listed], workers=2, log=lambda *_: None)
+        except RuntimeError as error:
+            raised.append(error)
+
+    worker = threading.Thread(target=render)
+    worker.start()
+    assert set(started(2)) == {"ladder", "real_corpora"}  # what lets the most waiting pages start: first
+    # each release frees one of the two workers: the next page is the one nearest to letting a waiting page start
+    # the teaching page as soon as it may, before the pages only the ledger waits for and those nobody waits for
+    for released, expected in (("real_corpora", "text_rank"), ("ladder", "teaching"), ("text_rank", "surrogate"),
+                               ("teaching", "theory"), ("surrogate", "ledger")):
+        gates[released].set()
+        assert started(len(started(0)) + 1)[-1] == expected, (released, events)
+    for gate in gates.values():
+        gate.set()
+    worker.join(timeout=60)
+    assert not worker.is_alive() and [str(e) for e in raised] == ["theory broke"]  # raised after every page ran
     starts = [name for kind, name in events if kind == "start"]
     assert sorted(starts) == sorted(listed)  # each once, the failing one's readers too
-    assert set(starts[:2]) == {"ladder", "real_corpora"}  # what lets the most waiting pages start: first
     for name, needed in reads.items():
         for other in needed:
             assert events.index(("end", other)) < events.index(("start", name)), (name, other)
-    assert starts.index("teaching") < starts.index("surrogate")  # as soon as it may, before pages nobody waits for
     monkeypatch.setattr(book, "reads_from", lambda name: {"ladder": ("teaching",), "teaching": ("ladder",)}[name])
     with pytest.raises(ValueError, match="wait for each other"):
         book.execute_all([("ladder", "tiny", {}), ("teaching", "tiny", {})], workers=2, log=lambda *_: None)
-
 
 
 def test_pages_rendered_side_by_side_share_the_cores_unless_the_caller_set_the_threads(monkeypatch):
@@ -112,6 +141,8 @@ def test_pages_rendered_side_by_side_share_the_cores_unless_the_caller_set_the_t
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     book.execute_all(pages, workers=4, log=lambda *_: None)
     assert seen == {"surrogate": "3", "ladder": "3"}  # the caller's
+
+
 def test_a_page_with_nothing_readable_says_whether_its_entries_are_missing_or_corrupt():
     import nbformat
 
