@@ -82,6 +82,50 @@ def pytest_configure(config):
         config.option.loadscopereorder = False  # hand the work out in the order above
 
 
+# A heartbeat: the process that reports (make test's controller, or a plain pytest run) says every TICK seconds in which
+# no test ended which tests are running and for how long, so that a long test (a book built, a wheel installed) never
+# leaves the terminal silent for minutes.
+TICK = 10
+_RUNNING: dict[str, float] = {}  # test -> when it started
+_QUIET_SINCE = [0.0]  # when the last test ended or the heartbeat last spoke
+
+
+def pytest_sessionstart(session):
+    import threading
+    import time
+
+    if os.environ.get("PYTEST_XDIST_WORKER") or session.config.option.collectonly:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    _QUIET_SINCE[0] = time.monotonic()
+
+    def beat():
+        while True:
+            time.sleep(1)
+            now = time.monotonic()
+            if now - _QUIET_SINCE[0] >= TICK and _RUNNING and reporter is not None:
+                _QUIET_SINCE[0] = now
+                running = sorted(_RUNNING.items(), key=lambda item: item[1])
+                reporter.write_line("[tests] running: " + "; ".join(
+                    f"{test.split('@')[0]} ({now - began:.0f} s)" for test, began in running[:3])
+                    + (f"; and {len(running) - 3} more" if len(running) > 3 else ""))
+
+    threading.Thread(target=beat, daemon=True).start()
+
+
+def pytest_runtest_logstart(nodeid, location):
+    import time
+
+    _RUNNING.setdefault(nodeid, time.monotonic())
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    import time
+
+    _RUNNING.pop(nodeid, None)
+    _QUIET_SINCE[0] = time.monotonic()
+
+
 def pytest_collection_finish(session):
     """Under ``make test`` (pytest-xdist's loadgroup) every grouped test's id carries its group, which is how xdist
     keeps a group in one process; where it does not (pytest 9.2 ignores the id xdist 3.8 sets), each such test fails

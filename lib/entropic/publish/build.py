@@ -20,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from .. import paths, registry
@@ -376,11 +377,19 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
 
     workers = workers or int(os.environ.get("ENTROPIC_PAGE_WORKERS", 0)) or os.cpu_count() or 1
     futures: dict[int, concurrent.futures.Future] = {}  # page index -> future
-    todo, running = set(range(len(pages))), set()
-    with _threads_per_kernel(workers), concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+    todo, running, began = set(range(len(pages))), set(), {}
+
+    def rendering() -> str:  # what the heartbeat says: the pages still running, each with its time so far
+        now = time.monotonic()
+        return ", ".join(f"{names[i]} ({now - began[i]:.0f} s)" for i in sorted(running, key=began.get)
+                         if not futures[i].done())
+
+    with _threads_per_kernel(workers), concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool, \
+            heartbeat(lambda: (f"[entropic] still rendering: {text}" if (text := rendering()) else ""), said):
         while todo or running:
             ran = {i for i in futures if futures[i].done()}
             for i in sorted((i for i in todo if waits[i] <= ran), key=first)[:workers - len(running)]:
+                began[i] = time.monotonic()
                 futures[i] = pool.submit(execute, *pages[i], log=said)
                 todo.discard(i)
                 running.add(i)
@@ -393,6 +402,31 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
     if errors:
         raise errors[0]
     return [f.result() for f in ordered]
+
+
+TICK = 10  # seconds: the longest a command that renders or builds the book stays silent
+
+
+@contextlib.contextmanager
+def heartbeat(line, log, every: float = TICK):
+    """While the block runs, ``log(line())`` every ``every`` seconds (a line that is empty says nothing), so that a
+    person watching a render or a build that takes minutes sees what it is doing."""
+    import threading
+
+    stop = threading.Event()
+
+    def beat():
+        while not stop.wait(every):
+            if text := line():
+                log(text)
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 @contextlib.contextmanager
@@ -479,7 +513,9 @@ def build(root: Path = paths.ROOT, log=print, builder: str = "html") -> Path:
                "--warningiserror", "--keep-going", "--quiet"]
     log(f"[entropic] building the book ({builder})")
     record("book", builder, str(root))
-    subprocess.run(command, check=True, cwd=root)
+    began = time.monotonic()
+    with heartbeat(lambda: f"[entropic] building the book ({builder}): {time.monotonic() - began:.0f} s", log):
+        subprocess.run(command, check=True, cwd=root)
     index = root / "_build" / BUILDERS[builder] / "index.html"
     log(f"[entropic] the book is at {index}")
     return index
