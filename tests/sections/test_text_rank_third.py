@@ -28,15 +28,15 @@ def _students(corpus: str, gap, seeds=(5, 6, 7), seed_offset=0.05, base=1.3, **c
         for r in RANKS:
             for t in TOKENS:
                 rows.append({"corpus": corpus, "rank": r, "seed": seed, "tokens": t, "step": t // 1024,
-                             "val_loss": base + seed_offset * (k - 1) + (gap(r, t) if r < 32 else 0.0),
-                             "source": analysis.SWEEP, **columns})
+                             "budget": TOKENS[-1], "source": analysis.SWEEP,
+                             "val_loss": base + seed_offset * (k - 1) + (gap(r, t) if r < 32 else 0.0), **columns})
     return pd.DataFrame(rows)
 
 
 def _cfg(**cfg):
     return text_rank.Config(**({"corpora": ("english",), "reuse": False, "check_corpus": None, "known_ranks": (),
-                                "third_ranks": (), "copying_ranks": (), "more_seeds_for": (), "one_engine": ()}
-                               | cfg))
+                                "third_ranks": (), "copying_ranks": (), "more_seeds_for": (), "one_engine": (),
+                                "amended_seeds": (), "gate_generators": ()} | cfg))
 
 
 def _deciding(students: pd.DataFrame, cfg) -> pd.DataFrame:
@@ -74,7 +74,8 @@ def _calibration(learned: bool, within: bool | None = None, hats=(8, 32), exact=
     """A calibration of known ranks 16 and 32: read as ``hats``, learned by the third declaration's criterion
     (``learned``) and by the amendment's (``within``, as ``learned`` unless given)."""
     within = learned if within is None else within
-    return pd.DataFrame({"generator": ["routing", "routing"], "known rank": [16, 32], "r_hat": list(hats),
+    return pd.DataFrame({"generator": ["routing", "routing"], "budget": [TOKENS[-1]] * 2, "known rank": [16, 32],
+                         "r_hat": list(hats),
                          "exact": list(exact), "learned": [learned, learned], "within": [within, within]})
 
 
@@ -209,3 +210,68 @@ def test_the_third_declaration_adds_its_students_and_leaves_the_earlier_jobs_as_
     assert {job.params["seed"] for job in new if job.params["corpus"] not in ("routing", "copying")} == {5, 6, 7}
     assert np.all([job.params["kind"] == "generated" for job in new if job.params["corpus"] in ("routing",
                                                                                                  "copying")])
+
+
+def test_the_amendment_plans_its_calibration_then_the_real_corpora_at_its_budget_with_every_width_that_decides():
+    cfg = text_rank.Config()
+    amended = [job for job in text_rank.jobs(cfg) if job.name.endswith("-15.36M")]
+    gate = [job for job in amended if job.params["corpus"] == "routing"]
+    real = [job for job in amended if job.params["corpus"] != "routing"]
+    assert len(gate) == len(cfg.gate_generators) * 2 * 3 and len(real) == 6 * 2 * 3
+    assert amended == [job for job in text_rank.jobs(cfg) if job in amended][:len(amended)]  # calibration first
+    assert text_rank.jobs(cfg)[-len(amended):] == amended and amended[:len(gate)] == gate
+    assert {job.params["rank"] for job in amended} == {16, 32} and {job.params["seed"] for job in real} == {10, 11, 12}
+    for job in amended:
+        assert job.params["tokens"] == 15_360_000 and job.params["steps"] == 15_000
+        assert job.params["checkpoints"] == [1875, 3750, 5625, 7500, 9375, 11250, 13125, 15000]
+    assert all(job.params["routing_docs"] == 240_000 and job.params["kind"] == "generated" for job in gate)
+    with pytest.raises(ValueError, match=r"amended_seeds .* repeats seeds"):
+        text_rank.Config(amended_seeds=(5, 10))
+    with pytest.raises(ValueError, match="gate_generators: a known rank 32 must be at most its keys 16"):
+        text_rank.Config(gate_generators=((32, 16, 4, 6.0),))
+
+
+def test_a_reading_at_the_amendments_budget_is_gated_by_the_calibration_at_that_budget_alone():
+    """A rank-16 generator read below 32 at 7.68M does not open a contradiction at 15.36M: the gates read the
+    calibration at the reading's own budget."""
+    budget, tokens = 15_360_000, (7_680_000, 9_600_000, 11_520_000, 13_440_000, 15_360_000)
+    cfg = _cfg(amended_seeds=(10, 11, 12), gate_generators=((16, 16, 4, 6.0),), third_ranks=(16,))
+
+    def students(corpus, gap, seeds, budget_, tokens_, ranks, **columns):
+        return pd.DataFrame([{"corpus": corpus, "rank": r, "seed": s, "tokens": t, "step": t // 1024,
+                              "budget": budget_, "val_loss": 1.3 + 0.05 * k + (gap if r < 32 else 0.0),
+                              "source": analysis.SWEEP, **columns}
+                             for k, s in enumerate(seeds) for r in ranks for t in tokens_])
+
+    english = students("english", 0.05, (10, 11, 12), budget, tokens, (16, 32))  # width 16 persists: r̂ = 32
+    early = students("routing rank 16", 0.0, (0, 1, 2), TOKENS[-1], TOKENS, RANKS, floor=1.345, blind=1.6)
+    late = students("routing rank 16 (16 keys)", 0.0, (0, 1, 2), budget, tokens, (16, 32), floor=1.345, blind=1.6)
+    for gate, expected in ((early, "undecided"), (pd.concat([early, late]), "contradicted")):
+        table = third.readings(pd.concat([english, gate]), cfg)
+        deciding = table[table["decides"] & (table["corpus"] == "english")].set_index("corpus")
+        assert deciding.loc["english", "budget"] == budget and deciding.loc["english", "r_hat"] == 32
+        calib = third.calibration(table, list(RANKS))
+        row = third.low_rank("english", deciding, calib, cfg)
+        assert row["outcome"] == expected, row
+        assert row["quantity"].endswith("3 seeds, 15.36M)")
+    assert row["why"] == "" and calib.set_index("budget").loc[budget, "within"]
+
+
+def test_the_amendments_budget_was_declared_after_its_probe_and_before_any_student_it_judges():
+    git = shutil.which("git")
+    if git is not None and (paths.ROOT / ".git").exists():
+        log = subprocess.run([git, "log", "--format=%cI", "-S", "BUDGET_DATE", "--reverse", "--",
+                              "lib/entropic/sections/text_rank/declared.py"], cwd=paths.ROOT, capture_output=True,
+                             text=True, check=True).stdout.split()
+        if log:
+            assert datetime.fromisoformat(log[0]).astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") <= \
+                text_rank.BUDGET_DATE
+    cfg = text_rank.Config()
+    folder = paths.ROOT / "results" / "paper" / "text_rank"
+    for job in text_rank.jobs(cfg):
+        path = folder / f"{job.id}.json"
+        if job.params["tokens"] != cfg.amended_tokens or not path.exists():
+            continue
+        date = json.loads(path.read_text())["provenance"]["date"]
+        probe = job.params["seed"] == cfg.probe_seed
+        assert (date < text_rank.BUDGET_DATE) if probe else (date >= text_rank.BUDGET_DATE), job.id

@@ -25,11 +25,13 @@ def kinded(kind: str):
     return mark
 
 
-def param(default, help: str, check=None, stated: bool = True):
+def param(default, help: str, check=None, stated: bool = True, paper: str | None = None):
     """A config field: ``default`` is the paper's value, ``help`` one line, ``check(name, value)``
     returns the normalized value or raises ``ValueError``. ``stated=False`` marks a choice the paper does
-    not state (the default is then ours, and the page says so instead of calling it the paper's)."""
-    return field(default=default, metadata={"help": help, "check": check, "stated": stated})
+    not state (the default is then ours, and the page says so instead of calling it the paper's). ``paper`` is the
+    paper's own words for the value where it states it in words ("five seeds"), which the configuration table shows
+    in place of the value."""
+    return field(default=default, metadata={"help": help, "check": check, "stated": stated, "paper": paper})
 
 
 # Every number must be finite and below a stated ceiling: ``1e999`` (inf) or ``lr=1e30`` is refused here,
@@ -185,6 +187,21 @@ def patterns(name, value):
     return items
 
 
+@kinded("list of [known rank, keys, values, scale]")
+def generator_specs(name, value):
+    """A non-empty list of routing generators, each [known rank, keys, values, scale] (positive integers, a positive
+    scale, at least two values), kept as a tuple of tuples."""
+    items = tuple(value) if isinstance(value, (list, tuple)) else ()
+    ok = bool(items) and all(isinstance(v, (list, tuple)) and len(v) == 4
+                             and all(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v[:3])
+                             and v[2] >= 2 and isinstance(v[3], (int, float)) and not isinstance(v[3], bool)
+                             and 0 < v[3] <= CEILING for v in items)
+    if not ok or len({tuple(v) for v in items}) != len(items):
+        raise ValueError(f"{name} must be a non-empty list of distinct [known rank, keys, values, scale] with positive "
+                         f"integers (values ≥ 2) and a positive scale, got {value!r}")
+    return tuple((int(v[0]), int(v[1]), int(v[2]), float(v[3])) for v in items)
+
+
 @kinded("list of distinct positive numbers")
 def positive_values(name, value):
     """A non-empty list of distinct positive numbers (noise levels), kept as a tuple of floats."""
@@ -248,8 +265,9 @@ class SectionConfig:
         for f in fields(self):
             value, reference = getattr(self, f.name), getattr(paper, f.name)
             stated = f.metadata.get("stated", True)
+            said = f.metadata.get("paper") or shown_value(reference)
             rows.append({"parameter": f.name, "value": shown_value(value),
-                         "paper": shown_value(reference) if stated else
+                         "paper": said if stated else
                          "not stated" + ("" if value == reference else f" (our default: {shown_value(reference)})"),
                          "differs": "◀ differs" if value != reference and stated else "",
                          "description": f.metadata["help"]})

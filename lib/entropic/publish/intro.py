@@ -5,7 +5,6 @@ section or check that computes it. Used by ``notebooks/intro.md``.
 
 from __future__ import annotations
 
-import math
 import re
 
 import pandas as pd
@@ -85,28 +84,18 @@ def beyond(profile: str) -> dict:
     sweep = registry.module("text_rank")
     found = _results("text_rank", profile)
     if found.entries:
-        judged = sweep.judge(found, _results("real_corpora", profile))
-        outcomes = judged["outcomes"]
-        low = outcomes[outcomes["key"] == "low_rank"]
-        out |= {"sweep_decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
-                "sweep_supported": int((low["outcome"] == "supported").sum()), "sweep_corpora": len(low),
-                "sweep_spread": int(low["why"].str.startswith("within the seeds' spread").sum()),
-                "sweep_open": int((low["outcome"] == "undecided").sum()),
-                "sweep_missing": int((low["outcome"] == sweep.MISSING).sum()),
-                "sweep_done": len(found.entries), "sweep_asked": len(found.entries) + len(found.missing),
-                "sweep_range": judged["range"]}
-        third = sweep.judge_third(found, _results("real_corpora", profile))
-        for seeds, rows in (("fresh", third["outcomes"]), ("stored", third["stored"])):
-            own = rows[rows["key"] == "low_rank"]
-            out[f"sweep_third_{seeds}"] = {"decided": int(own["outcome"].isin(sweep.DECIDED).sum()),
-                                           "supported": int((own["outcome"] == "supported").sum()),
-                                           "missing": int((own["outcome"] == sweep.MISSING).sum()),
-                                           "corpora": len(own)}
-        across = outcomes[outcomes["key"] != "low_rank"].set_index("key")
-        if {"separates", "predicts"} <= set(across.index) and not (across["outcome"] == sweep.MISSING).any():
-            out |= {"sweep_" + key: {"value": float(row["ours"]), "outcome": row["outcome"], "p": float(row["p"]),
-                                     "interval": row.get("interval"), "bar": row.get("bar")}
-                    for key, row in across.iterrows()}
+        judged = sweep.judge_third(found, _results("real_corpora", profile))
+        cfg = found.cfg
+        low = judged["outcomes"][judged["outcomes"]["key"] == "low_rank"]
+        calib = judged["calibration"]
+        shut = sweep.gates(calib[calib["budget"] == cfg.amended_tokens] if len(calib) else calib, cfg.widest)
+        out["sweep"] = {"decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
+                        "supported": int((low["outcome"] == "supported").sum()),
+                        "contradicted": int((low["outcome"] == "contradicted").sum()),
+                        "missing": int((low["outcome"] == sweep.MISSING).sum()), "corpora": len(low),
+                        "budget": cfg.amended_tokens, "widest": cfg.widest, "stored": len(found.entries),
+                        "asked": len(found.entries) + len(found.missing),
+                        "supported_shut": shut[True], "contradicted_shut": shut[False]}
     return out
 
 
@@ -171,66 +160,31 @@ def abstract(claims: pd.DataFrame, found: dict) -> str:
     return " ".join(sentences)
 
 
-# The sweep's outcomes are its second declaration's, made once the first one's were known (before the students it
-# asked for trained): the clause says so.
-DECLARED = "a capacity sweep declared in advance, then re-declared with its uncertainty before its further students"
+# The sweep's outcomes are those of the rule that decides: the third declaration's, as amended before any fresh seed
+# was read (each verdict gated on the calibration case that would make it false). The clause says so.
+DECLARED = ("a capacity sweep for the attention-native rank of real text, declared in advance and amended so that "
+            "each verdict must pass the calibration case that would make it false,")
 
 
 def _sweep_clause(found: dict, detail: bool = False) -> str:
-    """The sweep in words, by its second declaration: the abstract's clause, and with ``detail`` the finding's,
-    which adds claim (c)."""
-    if "sweep_done" not in found:
+    """The sweep in words, by the rule that decides: how many corpora it decides at its budget and which way, what
+    the calibration allows, and what is not computed yet (the abstract's clause; with ``detail``, the finding's)."""
+    if "sweep" not in found:
         return "a capacity sweep for the attention-native rank of real text is declared and under way"
-    decided, corpora = found["sweep_decided"], found["sweep_corpora"]
-    waiting = found.get("sweep_missing", 0)
-    unsure = found.get("sweep_open", corpora - decided - waiting)
-    spread = found.get("sweep_spread", unsure)
-    calibrated = (f", calibrated at known ranks {found['sweep_range'][0]}–{found['sweep_range'][1]},"
-                  if found.get("sweep_range") else "")
-    if decided == 0:
-        text = (f"{DECLARED}{calibrated} decides no corpus yet ({found['sweep_done']} of "
-                f"{found['sweep_asked']} students trained)")
+    sweep = found["sweep"]
+    budget = f"{sweep['budget'] / 1e6:g}M tokens"
+    if sweep["missing"] == sweep["corpora"]:
+        text = f"{DECLARED} has no reading of a real corpus at its budget of {budget} yet"
     else:
-        text = (f"{DECLARED}{calibrated} finds a low-rank attention-native description "
-                f"of real text in {found['sweep_supported']} of the {decided} "
-                f"{'corpus' if decided == 1 else 'corpora'} it decides")
-    notes = [part for part in (f"{spread} within the seeds' spread" if spread else "",
-                               f"{unsure - spread} awaiting the calibration" if unsure > spread else "",
-                               f"{waiting} still training" if waiting else "") if part]
-    if notes and decided:
-        text += f" ({'; '.join(notes)})"
-    text += _third_clause(found)
-    if "sweep_separates" not in found:
-        return text
-    separates, predicts = found["sweep_separates"], found["sweep_predicts"]
-    interval = separates.get("interval")
-    cv = (f"coefficient of variation {number(separates['value'], 2)}"
-          + (f", 90 % interval {number(interval[0], 2)}–{number(interval[1], 2)}" if interval else ""))
-    verb = {"supported": "separates", "contradicted": "does not separate"}.get(separates["outcome"])
-    text += (f"; the rank it reads {verb} the corpora ({cv})" if verb else
-             f"; whether the rank it reads separates the corpora is {separates['outcome']} ({cv})")
-    if not detail:
-        return text
-    if math.isfinite(predicts["value"]):
-        return text + (f", and App. B's lag-MI predictor's correlation with it is {predicts['outcome']} (Pearson r = "
-                       f"{number(predicts['value'], 2)}, p = {number(predicts['p'], 2)})")
-    return text + f"; whether App. B's lag-MI predictor predicts it is {predicts['outcome']}"
-
-
-def _third_clause(found: dict) -> str:
-    """The third declaration's outcomes on the fresh seeds (its own) and on the stored seeds, in a clause."""
-    if "sweep_third_fresh" not in found:
-        return ""
-    parts = []
-    for seeds in ("fresh", "stored"):
-        own = found[f"sweep_third_{seeds}"]
-        if own["missing"] == own["corpora"]:
-            parts.append(f"its {seeds} seeds are still training")
-            continue
-        part = f"on {seeds} seeds it decides {own['decided']} of {own['corpora']} corpora, {own['supported']} low-rank"
-        parts.append(part + (f" ({own['missing']} still training)" if own["missing"] else ""))
-    return ("; by a third declaration (paired gaps within a seed against a margin, with a budget condition), "
-            + ", and ".join(parts))
+        text = (f"{DECLARED} decides {sweep['decided']} of {sweep['corpora']} corpora at {budget}"
+                + (f" ({sweep['supported']} low-rank, {sweep['contradicted']} not)" if sweep["decided"] else ""))
+    shut = [f"'{word}' cannot be earned ({sweep[key].removeprefix('calibration: ')})"
+            for key, word in (("supported_shut", "low rank"), ("contradicted_shut", "full rank")) if sweep[key]]
+    if shut:
+        text += ": " + " and ".join(shut)
+    if detail and sweep["stored"] < sweep["asked"]:
+        text += f"; {sweep['asked'] - sweep['stored']} of its {sweep['asked']} students are not computed yet"
+    return text
 
 
 def _where(where: str) -> str:

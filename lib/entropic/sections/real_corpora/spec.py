@@ -62,7 +62,8 @@ CLAIMS = {
 class Config(SectionConfig):
     corpora: tuple = param(CORPUS_NAMES, "char-level corpora (App. B.1)", some_of(*CORPUS_NAMES))
     d_models: tuple = param((64, 128, 256), "model widths (App. B.1)", distinct_ints(1))
-    seeds: tuple = param((0, 1, 2, 3, 4), "one model per seed, corpus and width (App. B.1)", distinct_ints(0))
+    seeds: tuple = param((0, 1, 2, 3, 4), "one model per seed, corpus and width (App. B.1)", distinct_ints(0),
+                         paper="five seeds")
     layers: int = param(2, "Transformer layers (App. B.1)", positive_int)
     heads: int = param(4, "attention heads per layer (App. B.1)", positive_int)
     budgets: tuple = ours((1_536_000, 15_360_000), "training tokens per model, one grid per budget "
@@ -101,9 +102,9 @@ class Config(SectionConfig):
     ablation_windows: int = ours(4096, "windows the B.4 operators are fitted on", positive_int)
     ridge: float = ours(1.0, "ridge penalty of the B.4 ridge operator", positive)
     ridge_width: int = ours(64, "width of its fixed random embedding", positive_int)
-    corpus_dir: str | None = param(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
+    corpus_dir: str | None = ours(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
                                    optional(text))
-    sources: tuple = param(("user_dir", "shared", "download"), "where corpora are looked for, in order "
+    sources: tuple = ours(("user_dir", "shared", "download"), "where corpora are looked for, in order "
                            "(add substitute to allow labelled local stand-ins)", some_of(*SOURCES))
 
     def validate(self):

@@ -31,7 +31,18 @@ def label(cfg, params: dict) -> str:
     if params["corpus"] == COPYING:
         return f"{COPYING} rank {params['copying_rank']}"
     known = params.get("routing_rank", cfg.routing_rank)
+    if params["corpus"] == ROUTING and (own := routing_settings(cfg, params)):
+        return f"{ROUTING} rank {known} ({own})"
     return f"{ROUTING} rank {known}" if params["corpus"] == ROUTING and known != cfg.routing_rank else params["corpus"]
+
+
+def routing_settings(cfg, params: dict) -> str:
+    """A routing generator's settings that differ from the power check's (keys, values, the kernel's scale), in
+    words ("" when none does): the amendment's calibration names its generators by them."""
+    words = [f"{params[name]:g} {word}" for name, word in (("routing_keys", "keys"), ("routing_values", "values"),
+                                                          ("routing_scale", "scale"))
+             if name in params and params[name] != getattr(cfg, name)]
+    return ", ".join(words)
 
 
 def known_rank(cfg, corpus: str) -> int | None:
@@ -39,7 +50,7 @@ def known_rank(cfg, corpus: str) -> int | None:
     if corpus == ROUTING:
         return cfg.routing_rank
     generated = corpus.startswith((f"{ROUTING} rank ", f"{COPYING} rank "))
-    return int(corpus.rsplit(" ", 1)[1]) if generated else None
+    return int(corpus.split(" rank ", 1)[1].split(" ")[0]) if generated else None
 
 
 # --- the rows ------------------------------------------------------------------------------------------------
@@ -103,8 +114,9 @@ def rows(results, appendix_b=None) -> pd.DataFrame:
             continue
         models, kernels = pd.DataFrame(entry.tables["models"]), pd.DataFrame(entry.tables["kernels"])
         per_head = kernels[kernels["head"] != "all"].groupby("step")[["kernel_rank", "kernel_energy_rank"]].mean()
-        own.append(models.join(per_head, on="step").assign(corpus=label(cfg, entry.params), source=SWEEP))
-    reused = widest(cfg, appendix_b)
+        own.append(models.join(per_head, on="step").assign(corpus=label(cfg, entry.params), source=SWEEP,
+                                                           budget=entry.params["tokens"]))
+    reused = widest(cfg, appendix_b).assign(budget=cfg.tokens)
     return pd.concat([*own, reused] if len(reused) else own, ignore_index=True) if own or len(reused) else reused
 
 

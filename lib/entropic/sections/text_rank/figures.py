@@ -1,6 +1,6 @@
-"""The capacity sweep's figures: the deficiency curves of the power check beside those of the real corpora, the
-calibration of the reading at known ranks beside the real corpora's r̂ with their intervals, and the learned
-kernels' ranks against the width they were allowed."""
+"""The capacity sweep's figures: the deciding rule's reading per corpus against the budget, the second declaration's
+deficiency curves of the power check beside those of the real corpora, and the learned kernels' ranks against the
+width they were allowed."""
 
 from __future__ import annotations
 
@@ -57,54 +57,62 @@ def figure_deficiency(students: pd.DataFrame, found: dict, cfg, tokens: int):
 
 
 def figure_budget(found: dict, cfg):
-    """Each real corpus's mean paired gap to the full width against the training tokens (log axis), one line per
-    width (colour), as the third declaration reads it (its deciding reading, or while that one is incomplete its
-    stored seeds, named in the title); dotted, each width's projection to twice the budget (the mean of the seeds'
-    lines from half the budget to the budget); the band from 0 to δ is the margin. The panels share both axes."""
+    """Per real corpus, what the deciding rule compares with the margin δ: each width's upper one-sided bound of the
+    paired gap to the full width at every checkpoint from half the budget on (a line, one colour per width of the
+    whole grid), and at twice the budget the lower bound of the projected gap (a hollow marker). The reading drawn is
+    the corpus's deciding one where stored, else its stored seeds at the third declaration's budget (the title says
+    which). The y axis is linear within δ of zero and logarithmic beyond (symlog), so that every line shows whole;
+    every checkpoint drawn is labelled, in millions of tokens."""
     table = found["readings"]
     drawn = []
     for corpus in cfg.corpora:
         own = table[(table["corpus"] == corpus) & table["complete"].astype(bool)]
         if len(own):
             drawn.append((corpus, own.iloc[0]))
-    columns = 3
+    columns = 2
     rows = max(1, -(-len(drawn) // columns))
-    fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 1.2 + 2.2 * rows), sharex=True, sharey=True,
-                             squeeze=False)
-    widths = sorted(cfg.ranks)[:-1]
-    colours = plt.cm.viridis(np.linspace(0, 0.9, len(widths)))
-    top, bottom = cfg.margin, -cfg.margin
+    fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 1.0 + 2.3 * rows), sharey=True, squeeze=False)
+    grid = sorted({*cfg.ranks, *cfg.amended_ranks})[:-1]
+    colours = dict(zip(grid, plt.cm.viridis(np.linspace(0, 0.9, len(grid))), strict=True))
+    top = cfg.margin
     for ax, (corpus, row) in zip(axes.flat, drawn, strict=False):
-        tokens, means = row["curves"]
-        late = tokens >= cfg.tokens / 2
-        top, bottom = max(top, means[:, late].max(), max(row["projected"])), min(bottom, means[:, late].min())
+        tokens, budget = np.asarray(row["curves"][0], dtype=float), float(row["budget"])
+        late = tokens >= budget / 2
         ax.axhspan(0, cfg.margin, color="grey", alpha=0.3, lw=0, label=f"margin δ = {cfg.margin:g}")
         ax.axhline(0, color="black", lw=0.6)
-        for width, colour, mean, ahead in zip(widths, colours, means, row["projected"], strict=True):
-            ax.plot(tokens, mean, marker="o", ms=3, color=colour, lw=1.4, label=f"r = {width}")
-            ax.plot([tokens[-1], 2 * tokens[-1]], [mean[-1], ahead], color=colour, lw=1.2, ls=":")
-        hat = f"≤ {int(row['r_hat'])}" if row["r_hat"] < cfg.widest and not row["exact"] else f"{int(row['r_hat'])}"
-        ax.set_title(f"{corpus}: r̂ {'' if hat.startswith('≤') else '= '}{hat}\n{row['reading']}", fontsize="small")
+        for width, upper, low in zip(row["grid"][:-1], row["upper"], row["projected_low"], strict=True):
+            ax.plot(tokens[late], upper[late], marker="o", ms=3, color=colours[width], lw=1.4, label=f"r = {width}")
+            ax.plot([2 * budget], [low], marker="o", ms=5, mfc="white", color=colours[width], ls="none")
+            top = max(top, float(np.max(upper[late])), float(low))
+        hat = f"≤ {int(row['r_hat'])}" if row["r_hat"] < cfg.widest and not row["exact"] else f"= {int(row['r_hat'])}"
+        ax.set_title(f"{corpus}: r̂ {hat} ({row['reading']}, {budget / 1e6:g}M)", fontsize="small")
         ax.set_xscale("log")
-    # the reading happens from half the budget on: the axis shows that range in full and cuts the early widest gaps
-    pad = 0.08 * (top - bottom)
-    ticks = [cfg.tokens / 2, cfg.tokens, 2 * cfg.tokens]  # where the reading starts, the budget, the projection
-    for ax in axes.flat[:len(drawn)]:
-        ax.set_ylim(bottom - pad, top + pad)
-        ax.set_xticks(ticks, ["T/2", "T", "2T"])
+        ticks = [*tokens[late], 2 * budget]
+        ax.set_xticks(ticks, [f"{t / 1e6:.3g}" for t in ticks], rotation=90)
         ax.minorticks_off()
-        ax.tick_params(labelbottom=True, labelsize="small")
+        ax.tick_params(labelsize="small")
+    for ax in axes.flat[:len(drawn)]:
+        ax.set_yscale("symlog", linthresh=cfg.margin)
+        ax.set_ylim(-cfg.margin, top * 1.6)
+        ax.set_yticks([t for t in (-cfg.margin, 0, cfg.margin, 0.1, 1) if t <= top * 1.6],
+                      [f"{t:g}" for t in (-cfg.margin, 0, cfg.margin, 0.1, 1) if t <= top * 1.6])
+        ax.grid(axis="y", visible=False)
     for ax in axes.flat[len(drawn):]:
         ax.set_axis_off()
     for ax in axes[:, 0]:
         ax.set_ylabel("gap to full width\n(nats per char)")
-    axes[-1, columns // 2].set_xlabel(f"training tokens (the budget T = {cfg.tokens / 1e6:.3g}M)")
+    for ax in axes[-1]:
+        ax.set_xlabel("training tokens (M)")
     if drawn:
-        handles, labels = axes.flat[0].get_legend_handles_labels()
-        handles.append(plt.Line2D([], [], color="grey", ls=":"))
-        labels.append("projected to 2× budget")
-        fig.legend(handles, labels, loc="lower center", ncol=3, frameon=False, fontsize="small")
-    fig.tight_layout(rect=(0, 0.17, 1, 1))
+        handles = {}
+        for ax in axes.flat[:len(drawn)]:
+            for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+                handles.setdefault(label, handle)
+        handles["projected to 2× budget (lower bound)"] = plt.Line2D([], [], marker="o", mfc="white", color="grey",
+                                                                      ls="none")
+        fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=3, frameon=False,
+                   fontsize="small")
+    fig.tight_layout(rect=(0, 0.1 + 0.02 * (len(grid) > 3), 1, 1))
     return fig
 
 
@@ -115,55 +123,6 @@ def _legend_in(spare, axes) -> None:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             handles.setdefault(label, handle)
     spare.legend(list(handles.values()), list(handles), loc="center", frameon=False, handlelength=1.6)
-
-
-def figure_calibration(found: dict, cfg):
-    """Above, r̂ against the routing corpus's known rank r* (90 % intervals as bars) beside the diagonal and the band
-    of one grid step (r*/2 to 2r*); below, each real corpus's r̂ with its 90 % interval (the deciding reading, filled;
-    a reading shown beside it, hollow), over the calibrated range of known ranks read (shaded)."""
-    calib = found["calibration"]
-    calib = calib[calib["complete"]] if len(calib) else calib
-    table = found["readings"]
-    real = table[table["known_rank"].isna() & table["complete"]]
-    corpora = [c for c in cfg.corpora if c in set(real["corpus"])]
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(figures.WIDTH, 2.6 + 0.42 * max(len(corpora), 3) + 2.6),
-                                      height_ratios=[2.6, 0.42 * max(len(corpora), 3)])
-    grid = sorted(cfg.ranks)
-    band = np.array(grid, dtype=float)
-    top.fill_between(band, band / 2, band * 2, color="C2", alpha=0.15, lw=0, label="within one grid step")
-    top.plot(band, band, color="k", ls="--", lw=0.8, label="r̂ = r*")
-    if len(calib):
-        hats = calib["r_hat"].astype(float).to_numpy()
-        low = np.array([i[0] for i in calib["interval"]], dtype=float)
-        high = np.array([i[1] for i in calib["interval"]], dtype=float)
-        top.errorbar(calib["known rank"], hats, yerr=[hats - low, high - hats], marker="o", ms=7, color="C3",
-                     capsize=3, ls="none", label="r̂ (bars: 90 % interval)")
-    for ax in (top, bottom):
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(grid, [str(r) for r in grid])
-        ax.set_xlim(grid[0] / 1.5, grid[-1] * 1.5)
-    top.set_yscale("log", base=2)
-    top.set_yticks(grid, [str(r) for r in grid])
-    top.set_ylim(grid[0] / 1.5, grid[-1] * 1.5)
-    top.set(xlabel="known rank r* of the routing kernel", ylabel="r̂ read by the sweep")
-    span = found["range"]
-    if span is not None:
-        bottom.axvspan(span[0], span[1], color="C1", alpha=0.15, lw=0, label="known ranks read")
-    for k, corpus in enumerate(corpora):
-        for _, row in real[real["corpus"] == corpus].iterrows():
-            y = len(corpora) - 1 - k + (0 if row["decides"] else -0.25)
-            low, high = row["interval"]
-            face = "C0" if row["decides"] else "white"
-            bottom.errorbar([row["r_hat"]], [y], xerr=[[row["r_hat"] - low], [high - row["r_hat"]]], marker="o",
-                            ms=7, color="C0", mfc=face, capsize=3, ls="none",
-                            label="r̂, deciding reading" if row["decides"] else "r̂, reading shown beside")
-    bottom.set_yticks(range(len(corpora)), corpora[::-1])
-    bottom.set_ylim(-0.7, len(corpora) - 0.4)
-    bottom.set_xlabel("r̂ of the real corpus (bars: 90 % interval)")
-    bottom.grid(axis="y", visible=False)
-    fig.tight_layout()
-    figures.legend_below(fig, [top, bottom], ncol=2)
-    return fig
 
 
 def figure_kernels(students: pd.DataFrame, cfg, tokens: int):

@@ -41,7 +41,7 @@ def facts(results, appendix_b=None, found: dict | None = None, third_found: dict
                                "The reuse check has not run yet.") + _engines_sentence(found, cfg)
     out["first_tolerance_sentence"] = _tolerance_sentence(results, appendix_b)
     out["margin"] = number(cfg.margin)
-    return out | third_facts(third_found, found, cfg)
+    return out | third_facts(third_found, cfg)
 
 
 def _and(names: list[str]) -> str:

@@ -26,7 +26,9 @@ from ...jobs.config import (
     flag,
     fraction,
     fractions,
+    generator_specs,
     non_negative,
+    non_negative_int,
     one_of,
     optional,
     or_none,
@@ -106,11 +108,27 @@ class Config(SectionConfig):
                        "copying4-r32-*", "*-r4-seed6", "*-r8-seed6", "*-r16-seed6", "*-r32-seed6", "*-seed7"),
                       "jobs the amendment leaves untrained, as it declares (the third declaration's students not "
                       "stored when it was committed); stored students are never cut", or_none(patterns))
+    amended_tokens: int = ours(15_360_000, "the amendment's budget: training tokens per student of its "
+                               "calibration and real-corpus readings", positive_int)
+    amended_checkpoints: tuple = ours((0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875, 1.0), "fractions of the "
+                                      "amendment's budget at which its students are measured", fractions)
+    amended_ranks: tuple = ours((16, 32), "the widths trained at the amendment's budget (those that decide (a))",
+                                distinct_ints(1))
+    amended_seeds: tuple = ours((10, 11, 12), "seeds of the real corpora at the amendment's budget, which no "
+                                              "declaration has read", or_none(distinct_ints(0)))
+    gate_generators: tuple = ours(((16, 16, 4, 6.0), (32, 32, 2, 6.0)), "the amendment's calibration at its budget: "
+                                  "routing generators, each (known rank r*, keys, values, scale of the kernel's "
+                                  "entries)", or_none(generator_specs))
+    probe_generators: tuple = ours(((32, 32, 16, 6.0), (32, 32, 4, 12.0), (32, 32, 2, 6.0), (16, 16, 4, 6.0)),
+                                   "the learnability probe before the amendment's budget was declared: routing "
+                                   "generators, each (known rank r*, keys, values, scale), trained at that budget "
+                                   "at the widths it reads, one seed", or_none(generator_specs))
+    probe_seed: int = ours(9, "the probe's one seed, which no reading uses", non_negative_int)
     routing_docs: int = ours(120_000, "routing corpus: training documents (one window each)", positive_int)
     routing_val_docs: int = ours(4096, "routing corpus: validation documents", positive_int)
-    corpus_dir: str | None = param(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
+    corpus_dir: str | None = ours(None, "directory of <corpus>.txt files read first (None: $ENTROPIC_CORPORA)",
                                    optional(text))
-    sources: tuple = param(("user_dir", "shared", "download"), "where corpora are looked for, in order",
+    sources: tuple = ours(("user_dir", "shared", "download"), "where corpora are looked for, in order",
                            some_of(*SOURCES))
 
     def validate(self):
@@ -154,6 +172,21 @@ class Config(SectionConfig):
         for name in ("more_seeds_for", "one_engine"):
             if outside := [c for c in getattr(self, name) if c not in self.corpora]:
                 raise ValueError(f"{name} names corpora {outside} that are not among corpora {list(self.corpora)}")
+        if max(self.amended_ranks) != widest or len(self.amended_ranks) < 2:
+            raise ValueError(f"amended_ranks {list(self.amended_ranks)} needs at least two widths, the largest "
+                             f"d_model/heads = {widest}")
+        if seen := set(self.amended_seeds) & {*self.seeds, *self.more_seeds, *self.fresh_seeds}:
+            raise ValueError(f"amended_seeds {list(self.amended_seeds)} repeats seeds an earlier declaration read: "
+                             f"{sorted(seen)}")
+        if self.probe_seed in {*self.seeds, *self.more_seeds, *self.fresh_seeds, *self.amended_seeds}:
+            raise ValueError(f"probe_seed {self.probe_seed} is a seed a reading uses")
+        for known, keys, _, _ in (*self.gate_generators, *self.probe_generators):
+            if known > min(keys, widest):
+                raise ValueError(f"gate_generators: a known rank {known} must be at most its keys {keys} and "
+                                 f"d_model/heads {widest}")
+        if self.amended_tokens % (self.batch_size * self.context):
+            raise ValueError(f"amended_tokens {self.amended_tokens} is not a whole number of steps of "
+                             f"batch_size·context = {self.batch_size * self.context} tokens")
         if self.routing_values < 2:
             raise ValueError(f"routing_values must be at least 2, got {self.routing_values}")
         per_step = self.batch_size * self.context
@@ -194,9 +227,14 @@ def _sha256(cfg: Config, name: str) -> str:
         raise
 
 
-def _train(cfg: Config, third: bool = False) -> dict:
+def _train(cfg: Config, third: bool = False, tokens: int | None = None, checkpoints: tuple | None = None) -> dict:
+    """The training parameters of a student at the budget (``third``: with the third declaration's checkpoints), or
+    at ``tokens`` measured at ``checkpoints`` (fractions)."""
+    tokens = tokens or cfg.tokens
+    steps = tokens // (cfg.batch_size * cfg.context)
+    marks = sorted({max(1, round(f * steps)) for f in checkpoints}) if checkpoints else cfg.marks(third)
     return cfg.slice("d_model", "layers", "heads", "context", "batch_size", "lr", "weight_decay", "eval_windows",
-                     tokens=cfg.tokens, steps=cfg.steps, checkpoints=cfg.marks(third))
+                     tokens=tokens, steps=steps, checkpoints=marks)
 
 
 def jobs(cfg: Config) -> list[Job]:
@@ -233,7 +271,34 @@ def jobs(cfg: Config) -> list[Job]:
                                                          "rank": cfg.widest, "seed": seed})
                 for name in cfg.one_engine for seed in cfg.seeds_of(name)]
     out += _third(cfg, routing, source)
-    return [job for job in out if not any(fnmatch.fnmatchcase(job.name, pattern) for pattern in cfg.cut)]
+    out = [job for job in out if not any(fnmatch.fnmatchcase(job.name, pattern) for pattern in cfg.cut)]
+    return out + _amended(cfg, source)
+
+
+def budget_name(tokens: int) -> str:
+    """``15360000`` → ``15.36M``: how a budget appears in job names and tables."""
+    return f"{tokens / 1e6:g}M"
+
+
+def _amended(cfg: Config, source: dict) -> list[Job]:
+    """The amendment's students at its budget (``amended_tokens``, widths ``amended_ranks``): its calibration first
+    (each of ``gate_generators``, seeds ``seeds``, with as many documents as the budget reads windows), then the real
+    corpora (seeds ``amended_seeds``), every width trained by the sweep's engine."""
+    train = _train(cfg, tokens=cfg.amended_tokens, checkpoints=cfg.amended_checkpoints)
+    budget = budget_name(cfg.amended_tokens)
+
+    def generated(known: int, keys: int, values: int, scale: float, r: int, seed: int) -> dict:
+        return {"kind": "generated", "corpus": ROUTING, "routing_keys": keys, "routing_values": values,
+                "routing_rank": known, "routing_scale": float(scale), "routing_docs": cfg.amended_tokens // cfg.context,
+                "routing_val_docs": cfg.routing_val_docs, **train, "rank": r, "seed": seed}
+
+    probe = [Job(f"{ROUTING}{spec[0]}-r{r}-seed{cfg.probe_seed}", generated(*spec, r, cfg.probe_seed))
+             for spec in cfg.probe_generators for r in cfg.amended_ranks if r >= cfg.widest // 2]
+    out = [Job(f"{ROUTING}{spec[0]}k{spec[1]}-r{r}-seed{seed}-{budget}", generated(*spec, r, seed))
+           for spec in cfg.gate_generators for r in cfg.amended_ranks for seed in cfg.seeds]
+    return probe + out + [Job(f"{name}-r{r}-seed{seed}-{budget}", {"kind": "train", **source[name], **train,
+                                                                    "rank": r, "seed": seed})
+                          for name in cfg.corpora for seed in cfg.amended_seeds for r in cfg.amended_ranks]
 
 
 def _third(cfg: Config, routing: dict, source: dict) -> list[Job]:

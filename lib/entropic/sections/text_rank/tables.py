@@ -164,38 +164,52 @@ def _after(date: str) -> str:
     return "the third" if date >= THIRD_DATE else "the second" if date >= SECOND_DATE else "the first"
 
 
-def _range(found: dict, generator: str) -> str:
-    span = found["ranges"].get(generator)
-    return f"{span[0]}–{span[1]}" if span else "none"
-
-
-def third_calibration(found: dict) -> pd.DataFrame:
-    """Per generator and known rank r* (the third rule): r̂ with its 90 % interval, whether r* is read exactly or by
-    how many grid steps it is missed, the full-width students' excess over the floor beside the zero-kernel
-    teacher's, whether the class learned the generator, and the generator's calibrated range."""
+def third_calibration(found: dict, cfg) -> pd.DataFrame:
+    """Per generator, budget and known rank r* (the third rule, as amended): r̂ with its 90 % interval, whether r* is
+    read exactly or by how many grid steps it is missed, the full-width students' excess over the generator's floor in
+    units of δ, whether the class learned the generator within δ (the amendment's criterion, the one that gates) and
+    by the third declaration's (half the zero-kernel teacher's excess), and the generator's calibrated range."""
     calib = found["calibration"]
     if calib.empty:
         return calib
-    def read(missed: int, learned) -> str:
-        if not learned:
-            return "not read: not learned" if learned is False else "not read: learnability unknown"
-        return "exactly" if missed == 0 else f"{abs(missed)} step{'s' if abs(missed) > 1 else ''} " + (
+
+    def read(missed: int, hat: int, exact: bool) -> str:
+        steps = "exactly" if missed == 0 else f"{abs(missed)} step{'s' if abs(missed) > 1 else ''} " + (
             "low" if missed < 0 else "high")
+        return steps if hat < cfg.widest or exact else f"{steps} (not shown to persist)"
+
+    def flag(value) -> str:
+        return DASH if value is None or pd.isna(value) else "✓" if value else "✗"
 
     return pd.DataFrame({
-        "generator": calib["generator"], "known rank r*": calib["known rank"],
+        "generator": calib["generator"], "budget": [f"{b / 1e6:g}M" for b in calib["budget"]],
+        "known rank r*": calib["known rank"],
         "r̂ (90 % interval)": [f"{int(r)} ({'–'.join(map(str, v))})" for r, v in zip(calib["r_hat"], calib["interval"],
                                                                                      strict=True)],
-        "read": [read(m, None if v is None or pd.isna(v) else bool(v))
-                 for m, v in zip(calib["missed by"], calib["learned"], strict=True)],
-        "full width's excess (nats)": calib["excess"],
-        "zero kernel's excess (nats)": calib["blind_excess"].astype(float),
-        "learned": [DASH if v is None or pd.isna(v) else bool(v) for v in calib["learned"]],
-        "range": [_range(found, g) for g in calib["generator"]],
-    }).set_index(["generator", "known rank r*"])
+        "read": [read(m, int(h), bool(e)) for m, h, e in zip(calib["missed by"], calib["r_hat"], calib["exact"],
+                                                              strict=True)],
+        "full width above its floor (δ)": calib["excess"] / cfg.margin,
+        "learned within δ": [flag(v) for v in calib["within"]],
+        "learned by the third's criterion": [flag(v) for v in calib["learned"]],
+    }).set_index(["generator", "budget", "known rank r*"])
 
 
-THIRD_COLUMNS = ["corpus", "reading", "seeds", "r̂ at δ", "90 % interval", "r̂ at δ/2, 2δ", "width below r̂",
+def probe_table(found: dict, cfg) -> pd.DataFrame:
+    """The learnability probe: per generator, the full width's excess over its floor and the width-16 gap to it, in
+    units of δ, at each checkpoint from half the amendment's budget on (columns: the tokens)."""
+    probe = found["probe"]
+    if probe.empty:
+        return probe
+    rows = {}
+    for (generator, tokens), row in probe.set_index(["generator", "tokens"]).iterrows():
+        rows.setdefault((generator, "full width above its floor"), {})[f"{tokens / 1e6:.4g}M"] = row["excess"]
+        rows.setdefault((generator, "width 16 above the full width"), {})[f"{tokens / 1e6:.4g}M"] = row["gap"]
+    table = pd.DataFrame.from_dict(rows, orient="index")
+    table.index = pd.MultiIndex.from_tuples(table.index, names=["generator", "in units of δ"])
+    return table
+
+
+THIRD_COLUMNS = ["corpus", "reading", "budget", "seeds", "r̂ at δ", "90 % interval", "r̂ at δ/2, 2δ", "width below r̂",
                  "width-16 gap at the budget (nats, bounds)", "width-16 gap projected to 2T (nats)"]
 
 
@@ -205,10 +219,10 @@ def third_readings(found: dict, cfg) -> pd.DataFrame:
     2δ, the status of the width below r̂, and the width-16 gap at the budget and projected to twice it."""
     rows = []
     for _, row in found["readings"][found["readings"]["complete"].astype(bool)].iterrows():
-        grid = sorted(cfg.ranks)
+        grid = list(row["grid"])
         at = grid.index(int(row["r_hat"]))
         mean, low, high = row["gap"][-1]
-        rows.append({"corpus": row["corpus"], "reading": row["reading"],
+        rows.append({"corpus": row["corpus"], "reading": row["reading"], "budget": f"{row['budget'] / 1e6:g}M",
                      "seeds": ", ".join(map(str, row["seeds"])),
                      "r̂ at δ": f"≤ {int(row['r_hat'])}" if row["r_hat"] < cfg.widest and not row["exact"]
                      else f"{int(row['r_hat'])}",
@@ -217,32 +231,40 @@ def third_readings(found: dict, cfg) -> pd.DataFrame:
                      "width below r̂": f"{grid[at - 1]}: {row['states'][at - 1]}" if at else DASH,
                      "width-16 gap at the budget (nats, bounds)": f"{mean:.4f} ({low:.4f} to {high:.4f})",
                      "width-16 gap projected to 2T (nats)": row["projected"][-1]})
-    return pd.DataFrame(rows, columns=THIRD_COLUMNS).set_index(["corpus", "reading"])
+    return pd.DataFrame(rows, columns=THIRD_COLUMNS).set_index(["corpus", "reading", "budget"])
 
 
-def declarations(third_found: dict, second_found: dict, first: pd.DataFrame) -> pd.DataFrame:
-    """Per claim, the outcome under each declaration: the third's (fresh seeds; it decides) with r̂, the third rule
-    on the stored seeds with r̂, the second's and the first's, and what keeps the third's open (on the stored seeds
-    too, where they are open for another reason)."""
-    out, stored = third_found["outcomes"], third_found["stored"]
+def declarations(third_found: dict, second_found: dict, first: pd.DataFrame, cfg) -> pd.DataFrame:
+    """Per claim, the outcome under each rule: the amended rule at its budget (it decides) with r̂, the amended rule
+    and the third rule as declared on the stored seeds at the third declaration's budget, the second declaration's
+    and the first's, and what keeps the deciding outcome open (and the stored seeds', where they are open for
+    another reason)."""
+    out = third_found["outcomes"]
     names = claim_names(out)
-    on_stored = {name: (outcome, r, why) for name, outcome, r, why in
-                 zip(claim_names(stored), stored["outcome"], measured_words(stored), stored["why"], strict=True)}
+
+    def by_name(frame: pd.DataFrame) -> dict:
+        return {n: (o, m, w, v) for n, o, m, w, v in zip(claim_names(frame), frame["outcome"], measured_words(frame),
+                                                        frame["why"], frame["ours"], strict=True)}
+
+    def cell(found: tuple | None) -> str:
+        if found is None:
+            return DASH
+        outcome, measured, _, value = found
+        return outcome if pd.isna(value) else f"{outcome}: {measured.split(' (')[0]}"
+
+    deciding, stored, third = by_name(out), by_name(third_found["stored"]), by_name(third_found["third_stored"])
     earlier = {label: dict(zip(claim_names(f), f["outcome"], strict=True))
                for label, f in (("second", second_found["outcomes"]), ("first", first))}
 
-    def cell(outcome: str, measured: str, missing: bool) -> str:
-        return outcome if missing else f"{outcome}: {measured.split(' (')[0]}"
+    def why(name: str) -> str:
+        own, other = deciding[name][2], stored.get(name, ("", "", "", None))[2]
+        return f"{own}; at {cfg.tokens / 1e6:g}M: {other}" if other and other != own else own
 
-    def why(name: str, own: str) -> str:
-        other = on_stored.get(name, ("", "", ""))[2]
-        return f"{own}; stored seeds: {other}" if other and other != own else own
-
-    fresh = [cell(o, m, pd.isna(v)) for o, m, v in zip(out["outcome"], measured_words(out), out["ours"], strict=True)]
-    table = pd.DataFrame({"claim": names, "third declaration (fresh seeds)": fresh,
-                          "third rule on the stored seeds": [cell(*on_stored[n][:2], False) if n in on_stored else DASH
-                                                             for n in names],
+    amended, at = f"{cfg.amended_tokens / 1e6:g}M", f"{cfg.tokens / 1e6:g}M"
+    table = pd.DataFrame({"claim": names, f"amended rule, {amended} (decides)": [cell(deciding[n]) for n in names],
+                          f"amended rule, {at}, stored seeds": [cell(stored.get(n)) for n in names],
+                          f"third rule, {at}, stored seeds": [cell(third.get(n)) for n in names],
                           "second declaration": [earlier["second"].get(n, DASH) for n in names],
                           "first declaration": [earlier["first"].get(n, DASH) for n in names],
-                          "open because": [why(n, w) for n, w in zip(names, out["why"], strict=True)]})
+                          "open because": [why(n) for n in names]})
     return table.set_index("claim")

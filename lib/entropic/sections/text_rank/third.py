@@ -94,65 +94,88 @@ def seed_of(corpus: str) -> int:
 
 
 def generators(cfg) -> list[str]:
-    """The calibration's corpora as the page names them (``analysis.label``): the routing corpus at every known rank
-    (those of the earlier declarations too, read again by this rule), then the copying corpus."""
+    """The calibration's corpora at the budget as the page names them (``analysis.label``): the routing corpus at
+    every known rank (those of the earlier declarations too, read again by this rule), then the copying corpus."""
     ranks = sorted({cfg.routing_rank, *cfg.known_ranks, *cfg.third_ranks})
     return [*(analysis.label(cfg, {"corpus": ROUTING, "routing_rank": k}) for k in ranks),
             *(analysis.label(cfg, {"corpus": COPYING, "copying_rank": k}) for k in sorted(cfg.copying_ranks))]
 
 
-def variants(cfg, corpus: str) -> list[tuple[str, tuple, str]]:
-    """The readings of ``corpus`` as (name, seeds, full width's source), the deciding one first."""
+def gate_generators(cfg) -> list[str]:
+    """The amendment's calibration at its budget, as the page names each generator (``analysis.label``)."""
+    return [analysis.label(cfg, {"corpus": ROUTING, "routing_rank": known, "routing_keys": keys,
+                                 "routing_values": values, "routing_scale": scale})
+            for known, keys, values, scale in cfg.gate_generators]
+
+
+def variants(cfg, corpus: str) -> list[tuple[str, tuple, str, int, list[int]]]:
+    """The readings of ``corpus`` as (name, seeds, full width's source, budget, widths), the deciding one first: a
+    real corpus at the amendment's budget (``amended_seeds``), then its fresh and stored seeds at the third
+    declaration's; a generator of the amendment's calibration at its budget; any other at the third's."""
+    third = (cfg.tokens, sorted(cfg.ranks))
+    amended = (cfg.amended_tokens, sorted(cfg.amended_ranks))
+    if corpus in gate_generators(cfg):
+        return [(STORED, tuple(cfg.seeds), SWEEP, *amended)]
     if corpus not in cfg.corpora:
-        return [(STORED, tuple(cfg.seeds), SWEEP)]
+        return [(STORED, tuple(cfg.seeds), SWEEP, *third)]
     stored = (STORED, tuple(cfg.seeds_of(corpus)), second.ONE_ENGINE if corpus in cfg.one_engine or not cfg.reuse
-              else second.MIXED)
-    return [(FRESH, tuple(cfg.fresh_seeds), second.ONE_ENGINE), stored] if cfg.fresh_seeds else [stored]
+              else second.MIXED, *third)
+    out = [(FRESH, tuple(cfg.amended_seeds), second.ONE_ENGINE, *amended)] if cfg.amended_seeds else []
+    return out + ([(FRESH, tuple(cfg.fresh_seeds), second.ONE_ENGINE, *third)] if cfg.fresh_seeds else []) + [stored]
 
 
-def paired(students: pd.DataFrame, cfg, seeds: tuple, source: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """(tokens (M,), gaps (W, n, M)) of one reading: per width below the full one and seed, the loss minus the
-    full-width student's of the same seed, at the checkpoints every student holds; None unless all are stored."""
+def paired(students: pd.DataFrame, cfg, seeds: tuple, source: str, budget: int,
+           grid: list[int]) -> tuple[np.ndarray, np.ndarray] | None:
+    """(tokens (M,), gaps (W, n, M)) of one reading: the students trained to ``budget``, per width of ``grid`` below
+    the full one and seed, the loss minus the full-width student's of the same seed, at the checkpoints every student
+    holds; None unless all are stored."""
+    students = students[students["budget"] == budget]
+    if students.empty:
+        return None
     own = pd.concat([second.selected(students, cfg, seeds, source, t) for t in students["tokens"].unique()])
+    own = own[own["rank"].isin(grid)]
     table = own.pivot_table(index=["rank", "seed"], columns="tokens", values="val_loss").dropna(axis=1)
-    if len(table) != len(cfg.ranks) * len(seeds) or cfg.tokens not in table.columns:
+    if len(table) != len(grid) * len(seeds) or budget not in table.columns:
         return None
     full = table.loc[cfg.widest]
-    gaps = np.stack([(table.loc[r] - full).loc[list(seeds)].to_numpy(float) for r in sorted(cfg.ranks)[:-1]])
+    gaps = np.stack([(table.loc[r] - full).loc[list(seeds)].to_numpy(float) for r in grid[:-1]])
     return table.columns.to_numpy(), gaps
 
 
 def readings(students: pd.DataFrame, cfg) -> pd.DataFrame:
-    """Every reading of every corpus (generators first): r̂ at δ with its exactness, statuses, gaps and 90 %
-    interval over resamples, and r̂ at δ/2 and 2δ."""
-    grid, out = sorted(cfg.ranks), []
-    for corpus in [*generators(cfg), *cfg.corpora]:
+    """Every reading of every corpus (generators first, those of the amendment's calibration last among them): its
+    budget, r̂ at δ with its exactness, statuses, gaps and 90 % interval over resamples, and r̂ at δ/2 and 2δ."""
+    out = []
+    for corpus in [*generators(cfg), *gate_generators(cfg), *cfg.corpora]:
         own = students[students["corpus"] == corpus]
-        for i, (name, seeds, source) in enumerate(variants(cfg, corpus)):
-            row = {"corpus": corpus, "reading": name, "seeds": seeds, "decides": i == 0, "complete": False,
-                   "known_rank": analysis.known_rank(cfg, corpus)}
-            found = paired(own, cfg, seeds, source) if len(own) else None
+        for i, (name, seeds, source, budget, grid) in enumerate(variants(cfg, corpus)):
+            row = {"corpus": corpus, "reading": name, "seeds": seeds, "budget": budget, "grid": grid,
+                   "decides": i == 0, "complete": False, "known_rank": analysis.known_rank(cfg, corpus)}
+            found = paired(own, cfg, seeds, source, budget, grid) if len(own) else None
             if found is not None:
                 tokens, gaps = found
-                row |= {"complete": True, **read(tokens, gaps, grid, cfg.tokens, cfg.margin),
-                        "half": read(tokens, gaps, grid, cfg.tokens, cfg.margin / 2)["r_hat"],
-                        "double": read(tokens, gaps, grid, cfg.tokens, 2 * cfg.margin)["r_hat"],
-                        "draws": resample(tokens, gaps, grid, cfg.tokens, cfg.margin, seed_of(corpus)),
-                        "curves": (tokens, gaps.mean(1))}
+                row |= {"complete": True, **read(tokens, gaps, grid, budget, cfg.margin),
+                        "half": read(tokens, gaps, grid, budget, cfg.margin / 2)["r_hat"],
+                        "double": read(tokens, gaps, grid, budget, 2 * cfg.margin)["r_hat"],
+                        "draws": resample(tokens, gaps, grid, budget, cfg.margin, seed_of(corpus)),
+                        "curves": (tokens, gaps.mean(1)),
+                        "upper": np.array([[bounds(g[:, m])[2] for m in range(len(tokens))] for g in gaps]),
+                        "projected_low": [bounds(projected(tokens, g, budget))[1] for g in gaps]}
                 row["interval"] = second.interval(row["draws"])
-                row |= _learnability(own, cfg, corpus, row["known_rank"]) if row["known_rank"] else {}
+                if row["known_rank"]:
+                    row |= _learnability(own[own["budget"] == budget], cfg, corpus, row["known_rank"], budget)
             out.append(row)
     return pd.DataFrame(out)
 
 
-def _learnability(own: pd.DataFrame, cfg, corpus: str, known: int) -> dict:
-    """The full-width students' mean excess over the floor and the zero-kernel teacher's, at the budget; learned by
+def _learnability(own: pd.DataFrame, cfg, corpus: str, known: int, budget: int) -> dict:
+    """The full-width students' mean excess over the floor and the zero-kernel teacher's, at ``budget``; learned by
     the third declaration's criterion (``learned``) if the first is at most half the second, and by the amendment's
     (``within``) if it is at most the margin δ. A routing generator whose students were trained before the third
     declaration (and so did not store the zero-kernel teacher) is regenerated for it; students that store no floor
     leave both unknown (None)."""
-    full = own[(own["rank"] == cfg.widest) & (own["tokens"] == cfg.tokens) & own["seed"].isin(cfg.seeds)]
-    if "floor" not in full or full["floor"].isna().any():
+    full = own[(own["rank"] == cfg.widest) & (own["tokens"] == budget) & own["seed"].isin(cfg.seeds)]
+    if "floor" not in full or full.empty or full["floor"].isna().any():
         return {"excess": math.nan, "blind_excess": math.nan, "learned": None, "within": None}
     excess = float((full["val_loss"] - full["floor"]).mean())
     if "blind" in full and full["blind"].notna().all():
@@ -189,11 +212,17 @@ def calibration(table: pd.DataFrame, grid: list[int]) -> pd.DataFrame:
     for _, row in own.iterrows():
         known = int(row["known_rank"])
         missed = round(math.log2(row["r_hat"] / known))
-        rows.append({"generator": row["corpus"].rsplit(" rank ", 1)[0], "known rank": known, "r_hat": row["r_hat"],
+        rows.append({"generator": row["corpus"].split(" rank ", 1)[0] + _settings(row["corpus"]),
+                     "budget": row["budget"], "known rank": known, "r_hat": row["r_hat"],
                      "interval": row["interval"], "exact": bool(row["exact"]), "missed by": missed,
                      "learned": row["learned"], "within": row["within"], "excess": row["excess"],
                      "blind_excess": row["blind_excess"], "read": bool(row["learned"]) and missed == 0})
     return pd.DataFrame(rows)
+
+
+def _settings(corpus: str) -> str:
+    """A generator's settings as its label gives them (" (16 keys)"), "" for the power check's."""
+    return f" ({corpus.split(' (', 1)[1]}" if " (" in corpus else ""
 
 
 def calibrated_range(calib: pd.DataFrame, generator: str) -> tuple[int, int] | None:
@@ -240,13 +269,20 @@ def gates(calib: pd.DataFrame, widest: int) -> dict[bool, str]:
     return out
 
 
-def low_rank(corpus: str, deciding: pd.DataFrame, calib: pd.DataFrame, cfg, amended: bool = True) -> dict:
-    """(a) for one real corpus, read on its deciding reading, by the amended rule (``amended``: each verdict gated on
-    the calibration case that would make it false, ``gates``) or by the third rule as declared."""
-    if corpus not in deciding.index or not deciding.loc[corpus, "complete"]:
-        return outcome_row("low_rank", f"{corpus}: r̂ by the third rule", math.nan, None,
-                           "fresh seeds still training", missing=True)
-    row = deciding.loc[corpus]
+def low_rank(corpus: str, readings_: pd.DataFrame, calib: pd.DataFrame, cfg, amended: bool = True) -> dict:
+    """(a) for one real corpus on its reading in ``readings_`` (one per corpus, indexed by corpus), by the amended
+    rule (``amended``: each verdict gated on the calibration case at the reading's budget that would make it false,
+    ``gates``) or by the third rule as declared (``_tells``, at the third declaration's budget)."""
+    if corpus not in readings_.index:
+        return outcome_row("low_rank", f"{corpus}: r̂ by the third rule", math.nan, None, "no reading", missing=True)
+    row = readings_.loc[corpus]
+    budget = f"{row['budget'] / 1e6:g}M"
+    if not row["complete"]:
+        cut = row["reading"] == FRESH and row["budget"] == cfg.tokens and bool(cfg.cut)
+        return outcome_row("low_rank", f"{corpus}: r̂ by the third rule at {budget}", math.nan, None,
+                           "cut by the amendment: its students are not all trained" if cut else
+                           f"{budget}: not every student is stored", missing=not cut)
+    calib = calib[calib["budget"] == row["budget"]] if len(calib) else calib
     hat, (low, high) = int(row["r_hat"]), row["interval"]
     below16 = row["states"][-1]
     why = ""
@@ -257,26 +293,65 @@ def low_rank(corpus: str, deciding: pd.DataFrame, calib: pd.DataFrame, cfg, amen
     elif amended:
         why = gates(calib, cfg.widest)[True]
     written = f"≤ {hat}" if hat < cfg.widest and not row["exact"] else f"= {hat}"
-    quantity = f"{corpus}: r̂ {written} of {cfg.widest} (90 % interval {low}–{high}, {len(row['seeds'])} seeds)"
+    quantity = (f"{corpus}: r̂ {written} of {cfg.widest} (90 % interval {low}–{high}, {len(row['seeds'])} seeds, "
+                f"{budget})")
     return outcome_row("low_rank", quantity, hat, hat < cfg.widest, why)
+
+
+def probe(students: pd.DataFrame, cfg) -> pd.DataFrame:
+    """The learnability probe (``Config.probe_generators``, seed ``probe_seed``, at the amendment's budget): per
+    generator and checkpoint from half the budget on, the full width's excess over the floor and the width-16
+    gap to it, in units of δ."""
+    rows = []
+    for known, keys, values, scale in cfg.probe_generators:
+        corpus = analysis.label(cfg, {"corpus": ROUTING, "routing_rank": known, "routing_keys": keys,
+                                      "routing_values": values, "routing_scale": scale})
+        own = students[(students["corpus"] == corpus) & (students["seed"] == cfg.probe_seed)
+                       & (students["budget"] == cfg.amended_tokens) & (students["tokens"] >= cfg.amended_tokens / 2)]
+        table = own.pivot_table(index="tokens", columns="rank", values="val_loss")
+        floor = own.groupby("tokens")["floor"].first() if "floor" in own else pd.Series(dtype=float)
+        for tokens, losses in table.iterrows():
+            full, half = losses.get(cfg.widest, math.nan), losses.get(cfg.widest // 2, math.nan)
+            rows.append({"generator": corpus, "known rank": known, "tokens": int(tokens),
+                         "excess": (full - floor.get(tokens, math.nan)) / cfg.margin,
+                         "gap": (half - full) / cfg.margin})
+    return pd.DataFrame(rows, columns=["generator", "known rank", "tokens", "excess", "gap"])
 
 
 def judge(results, appendix_b=None) -> dict:
     """The third declaration, as amended, on the stored students: ``readings``, ``calibration``, ``ranges`` (per
-    generator), ``outcomes`` ((a) per corpus by the amended rule, (b) and (c) once every corpus has its deciding
-    reading), ``stored`` ((a) by the amended rule on the stored seeds, shown beside), and ``third_outcomes`` and
-    ``third_stored``, the same by the third rule as declared."""
+    generator), ``outcomes`` ((a) per corpus by the amended rule on its deciding reading, at the amendment's budget;
+    (b) and (c) once every corpus has one), ``stored`` ((a) by the amended rule on the stored seeds at the third
+    declaration's budget, shown beside), and ``third_outcomes`` and ``third_stored``, the third rule as declared on
+    the fresh and the stored seeds at its budget."""
     cfg = results.cfg
-    table = readings(analysis.rows(results, appendix_b), cfg)
+    students = analysis.rows(results, appendix_b)
+    table = readings(students, cfg)
     calib = calibration(table, sorted(cfg.ranks))
-    deciding = table[table["decides"]].set_index("corpus") if len(table) else pd.DataFrame()
-    stored = table[table["reading"] == STORED].set_index("corpus") if len(table) else pd.DataFrame()
-    found = {"readings": table, "calibration": calib,
+    real = table[table["corpus"].isin(cfg.corpora)] if len(table) else table
+
+    def one(mask) -> pd.DataFrame:  # the first reading of each corpus among ``mask``, indexed by corpus
+        return real[mask].drop_duplicates("corpus").set_index("corpus") if len(real) else pd.DataFrame()
+
+    deciding = one(real["decides"]) if len(real) else pd.DataFrame()
+    at_third = real["budget"] == cfg.tokens if len(real) else None
+    fresh = one(at_third & (real["reading"] == FRESH)) if len(real) else pd.DataFrame()
+    stored = one(at_third & (real["reading"] == STORED)) if len(real) else pd.DataFrame()
+    found = {"readings": table, "calibration": calib, "probe": probe(students, cfg) if len(students) else
+             probe(pd.DataFrame(columns=["corpus", "seed", "budget", "tokens", "rank", "val_loss"]), cfg),
              "ranges": {g: calibrated_range(calib, g) for g in (calib["generator"].unique() if len(calib) else [])}}
-    for suffix, amended in (("", True), ("third_", False)):
-        out = [low_rank(corpus, deciding, calib, cfg, amended) for corpus in cfg.corpora]
-        found[f"{suffix}stored"] = pd.DataFrame([low_rank(c, stored, calib, cfg, amended) for c in cfg.corpora])
-        found[f"{suffix}outcomes"] = pd.DataFrame(out + _across(deciding, out, cfg, appendix_b))
+    out = [low_rank(c, deciding, calib, cfg) for c in cfg.corpora]
+    third = [low_rank(c, fresh, calib, cfg, amended=False) for c in cfg.corpora]
+    if len(cfg.amended_ranks) < 3 and cfg.amended_seeds:  # r̂ over two widths: only which side of the full width
+        across = [outcome_row(key, "across corpora", math.nan, None, f"not judged at "
+                              f"{cfg.amended_tokens / 1e6:g}M: r̂ over two widths says only on which side of "
+                              f"{cfg.widest} a corpus lies") for key in ("separates", "predicts")]
+    else:
+        across = _across(deciding, out, cfg, appendix_b)
+    found |= {"outcomes": pd.DataFrame(out + across),
+              "stored": pd.DataFrame([low_rank(c, stored, calib, cfg) for c in cfg.corpora]),
+              "third_outcomes": pd.DataFrame(third + _across(fresh, third, cfg, appendix_b)),
+              "third_stored": pd.DataFrame([low_rank(c, stored, calib, cfg, amended=False) for c in cfg.corpora])}
     return found
 
 
@@ -284,7 +359,9 @@ def _across(deciding: pd.DataFrame, low: list[dict], cfg, appendix_b) -> list[di
     """(b) and (c) on the deciding readings, once every corpus has one; ``low`` holds (a)'s rows."""
     real = [c for c in cfg.corpora if c in deciding.index and deciding.loc[c, "complete"]]
     if len(real) < len(cfg.corpora) or len(real) < 3:
-        return [outcome_row(key, "across corpora", math.nan, None, "fresh seeds still training", missing=True)
+        waiting = any(row["outcome"] == MISSING for row in low)
+        why = "not every corpus's students are stored" if waiting else "a corpus's (a) is undecided"
+        return [outcome_row(key, "across corpora", math.nan, None, why, missing=waiting)
                 for key in ("separates", "predicts")]
     hats = pd.Series({c: float(deciding.loc[c, "r_hat"]) for c in real})
     draws = np.stack([deciding.loc[c, "draws"] for c in real], axis=1).astype(float)  # (resamples, corpora)
@@ -295,5 +372,6 @@ def _across(deciding: pd.DataFrame, low: list[dict], cfg, appendix_b) -> list[di
 
 
 __all__ = ["CLOSING", "CONTRADICTED", "FRESH", "PERSISTING", "STORED", "SUPPORTED", "UNRESOLVED", "WITHIN",
-           "bounds", "calibrated_range", "calibration", "gates", "generators", "judge", "low_rank", "paired",
+           "bounds", "calibrated_range", "calibration", "gate_generators", "gates", "generators", "judge", "low_rank",
+           "paired", "probe",
            "projected", "read", "readings", "resample", "seed_of", "status", "variants"]
