@@ -238,7 +238,8 @@ def _compute(args) -> int:
                             compute=compute, progress=not args.quiet, only=getattr(args, "only", None),
                             cluster=args.cluster, log=print)
         print(f"[entropic] {name}: {len(result.entries)} jobs in {paths.shown(store.Store(result.label, name).folder)} "
-              f"({result.computed} computed now, {len(result.stale)} stale, {len(result.missing)} missing)")
+              f"({result.computed} computed now, {len(result.stale)} stale, {len(result.missing)} not computed yet"
+              + (": its page shows what is stored and says so)" if result.missing else ")"))
     if not wants_book:
         return DONE
     # The book shows every section: this one with the given parameters, the others at the book's profile.

@@ -134,11 +134,14 @@ def test_six_corpora_decide_the_predictor_by_its_permutation_p_and_show_spearman
 def test_the_section_runs_at_the_tiny_profile_and_reads_its_own_students():
     results = runner.run("text_rank", "tiny", progress=False)
     students = analysis.rows(results)
-    # the power check, the calibration at the tiny profile's known rank 4, english with its further seed 2, and the
-    # third declaration's generators (routing at 3, copying at 2) and fresh seeds 3 and 4
-    assert set(students["corpus"]) == {"routing", "routing rank 4", "english", "routing rank 3", "copying rank 2"}
+    # the power check, the calibration at the tiny profile's known rank 4, english with its further seed 2, the
+    # third declaration's generators (routing at 3, copying at 2) and fresh seeds 3 and 4, and the amendment's probe
+    # and calibration (a routing generator of 4 keys at known rank 4) and english's seeds 5 and 6 at its budget
+    assert set(students["corpus"]) == {"routing", "routing rank 4", "english", "routing rank 3", "copying rank 2",
+                                       "routing rank 4 (4 keys)"}
     assert set(students["rank"]) == {1, 4}
-    assert set(students[students["corpus"] == "english"]["seed"]) == {0, 1, 2, 3, 4}
+    assert set(students[students["corpus"] == "english"]["seed"]) == {0, 1, 2, 3, 4, 5, 6}
+    assert set(students["budget"]) == {2560, 5120}
     assert students["kernel_energy_rank"].le(students["rank"] + 1e-6).all()  # a rank-r kernel: R̃_eff ≤ r
     assert set(analysis.first(students, results.cfg)["corpus"]) == {"routing", "english"}
     assert set(analysis.first(students, results.cfg)["seed"]) == {0, 1}  # the first declaration's seeds only
@@ -150,12 +153,15 @@ def test_the_section_runs_at_the_tiny_profile_and_reads_its_own_students():
     facts = text_rank.facts(results, found=judged)
     assert all(isinstance(v, (int, float, str)) for v in facts.values())
     third = text_rank.judge_third(results)
-    readings = third["readings"].set_index(["corpus", "reading"])
-    assert readings.loc[("english", "fresh seeds"), "seeds"] == (3, 4) and readings["complete"].all()
-    assert set(third["calibration"]["generator"]) == {"routing", "copying"}
+    readings = third["readings"].set_index(["corpus", "reading", "budget"])
+    assert readings.loc[("english", "fresh seeds", 2560), "seeds"] == (3, 4) and readings["complete"].all()
+    assert readings.loc[("english", "fresh seeds", 5120), "seeds"] == (5, 6)
+    assert readings.loc[("english", "fresh seeds", 5120), "decides"]  # the amendment's budget decides
+    assert set(third["calibration"]["generator"]) == {"routing", "copying", "routing (4 keys)"}
     assert third["calibration"].set_index(["generator", "known rank"])["learned"].notna().loc["copying"].all()
-    sentences = text_rank.third_facts(third, judged, results.cfg)
-    assert sentences["third_low_rank_sentence"].startswith("The third declaration decides")
+    assert list(third["probe"]["tokens"]) == [2560, 3840, 5120]  # from half the amendment's budget on
+    sentences = text_rank.third_facts(third, results.cfg)
+    assert sentences["third_low_rank_sentence"].startswith("The amended rule at 0.00512M decides")
     assert "thread(s)" not in facts["cost_sentence"]
 
 

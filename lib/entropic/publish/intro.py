@@ -87,8 +87,7 @@ def beyond(profile: str) -> dict:
         judged = sweep.judge_third(found, _results("real_corpora", profile))
         cfg = found.cfg
         low = judged["outcomes"][judged["outcomes"]["key"] == "low_rank"]
-        calib = judged["calibration"]
-        shut = sweep.gates(calib[calib["budget"] == cfg.amended_tokens] if len(calib) else calib, cfg.widest)
+        shut = judged["gates"]
         out["sweep"] = {"decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
                         "supported": int((low["outcome"] == "supported").sum()),
                         "contradicted": int((low["outcome"] == "contradicted").sum()),
@@ -178,10 +177,14 @@ def _sweep_clause(found: dict, detail: bool = False) -> str:
     else:
         text = (f"{DECLARED} decides {sweep['decided']} of {sweep['corpora']} corpora at {budget}"
                 + (f" ({sweep['supported']} low-rank, {sweep['contradicted']} not)" if sweep["decided"] else ""))
-    shut = [f"'{word}' cannot be earned ({sweep[key].removeprefix('calibration: ')})"
-            for key, word in (("supported_shut", "low rank"), ("contradicted_shut", "full rank")) if sweep[key]]
-    if shut:
-        text += ": " + " and ".join(shut)
+    reasons = {key: sweep[key].removeprefix("calibration: ") for key in ("supported_shut", "contradicted_shut")}
+    if all(why.endswith("not computed yet") for why in reasons.values()):
+        text += ", and its calibration there is not computed yet"
+    else:
+        shut = [f"'{word}' cannot be earned ({reasons[key]})" for key, word in (("supported_shut", "low rank"),
+                                                                                ("contradicted_shut", "full rank"))
+                if reasons[key]]
+        text += (": " + " and ".join(shut)) if shut else ""
     if detail and sweep["stored"] < sweep["asked"]:
         text += f"; {sweep['asked'] - sweep['stored']} of its {sweep['asked']} students are not computed yet"
     return text

@@ -39,9 +39,8 @@ def label(cfg, params: dict) -> str:
 def routing_settings(cfg, params: dict) -> str:
     """A routing generator's settings that differ from the power check's (keys, values, the kernel's scale), in
     words ("" when none does): the amendment's calibration names its generators by them."""
-    words = [f"{params[name]:g} {word}" for name, word in (("routing_keys", "keys"), ("routing_values", "values"),
-                                                          ("routing_scale", "scale"))
-             if name in params and params[name] != getattr(cfg, name)]
+    said = (("routing_keys", "{:g} keys"), ("routing_values", "{:g} values"), ("routing_scale", "scale {:g}"))
+    words = [form.format(params[name]) for name, form in said if name in params and params[name] != getattr(cfg, name)]
     return ", ".join(words)
 
 
@@ -115,7 +114,7 @@ def rows(results, appendix_b=None) -> pd.DataFrame:
         models, kernels = pd.DataFrame(entry.tables["models"]), pd.DataFrame(entry.tables["kernels"])
         per_head = kernels[kernels["head"] != "all"].groupby("step")[["kernel_rank", "kernel_energy_rank"]].mean()
         own.append(models.join(per_head, on="step").assign(corpus=label(cfg, entry.params), source=SWEEP,
-                                                           budget=entry.params["tokens"]))
+                                                           budget=entry.params.get("tokens", cfg.tokens)))
     reused = widest(cfg, appendix_b).assign(budget=cfg.tokens)
     return pd.concat([*own, reused] if len(reused) else own, ignore_index=True) if own or len(reused) else reused
 

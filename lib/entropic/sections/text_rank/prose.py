@@ -12,7 +12,7 @@ from ...engine import statistics as stats
 from ...report.numbers import number, span
 from . import analysis, second, tables, third
 from .analysis import CV_LIMIT, DECIDED, MISSING, NOT_SIGNIFICANT
-from .declared import FIRST_DATE, SECOND_DATE
+from .declared import AMENDMENT_DATE, BUDGET_DATE, FIRST_DATE, SECOND_DATE, THIRD_DATE
 from .prose_third import third_facts
 from .spec import ROUTING
 
@@ -273,11 +273,13 @@ def _cost_sentence(cost: pd.DataFrame, results) -> str:
         return "No student is stored yet."
     by = cost.reset_index()
     parts = [f"{int(r['students'])} for {r['kind']} ({number(r['CPU hours'], 2)} h)" for _, r in by.iterrows()]
-    after = by.groupby("trained after the declaration")["students"].sum()
+    after = by.groupby("trained after the declaration", sort=False)["students"].sum()
     threads = sorted({str(e.provenance.get("threads")) for e in results.entries if e.provenance.get("threads")})
     devices = sorted({e.provenance.get("device", "?") for e in results.entries})
     thread_words = "one thread" if threads == ["1"] else f"{' or '.join(threads)} threads"
+    dates = {"the first": FIRST_DATE, "the second": SECOND_DATE, "the third": THIRD_DATE,
+             "the amendment": AMENDMENT_DATE, "the amendment's budget": BUDGET_DATE}
+    when = [f"{int(n)} after {name} ({dates[name]})" for name, n in after.items()]
     return (f"The sweep trained {len(results.entries)} students, each on {thread_words} of {_and(devices)}: "
-            f"{'; '.join(parts)}. {int(after.get('the first', 0))} were trained after the first declaration "
-            f"({FIRST_DATE}) and {int(after.get('the second', 0))} after the second ({SECOND_DATE}).")
+            f"{'; '.join(parts)}. Of them, {_and(when)}.")
 

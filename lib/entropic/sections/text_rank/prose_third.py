@@ -12,7 +12,6 @@ import pandas as pd
 from ...report.numbers import number
 from .analysis import CONTRADICTED, DECIDED, MISSING, SUPPORTED, UNDECIDED
 from .tables import claim_names
-from .third import gates
 
 
 def _and(names: list[str]) -> str:
@@ -80,15 +79,13 @@ def calibration_sentence(found: dict, cfg) -> str:
         parts.append(f"at {_budget(budget)}, " + "; ".join(words))
     text = ("The calibration, with learnability judged within δ of the floor: " + "; ".join(parts) + "."
             if parts else "The calibration is not computed yet.")
-    gate = _gates(calib, cfg)
-    return text + " " + gate
+    return text + " " + _gates(found, cfg)
 
 
-def _gates(calib: pd.DataFrame, cfg) -> str:
+def _gates(found: dict, cfg) -> str:
     """What the gates at the amendment's budget allow: each verdict and what keeps it shut."""
-    own = calib[calib["budget"] == cfg.amended_tokens] if len(calib) else calib
-    shut = gates(own, cfg.widest)
-    said = [f"'{verdict}' can be earned" if not shut[key] else f"'{verdict}' cannot be earned ({shut[key]})"
+    said = [f"'{verdict}' can be earned" if not found["gates"][key] else
+            f"'{verdict}' cannot be earned ({found['gates'][key].removeprefix('calibration: ')})"
             for key, verdict in ((True, SUPPORTED), (False, CONTRADICTED))]
     return f"At {_budget(cfg.amended_tokens)}, " + " and ".join(said) + "."
 
@@ -102,15 +99,15 @@ def _tally(rows: pd.DataFrame, where: str) -> str:
     decided = int(low["outcome"].isin(DECIDED).sum())
     said = [f"{outcome} for {_and(groups[outcome])}" for outcome in (SUPPORTED, CONTRADICTED, UNDECIDED, MISSING)
             if outcome in groups]
-    return f"{where} it decides {decided} of {len(low)} corpora: " + "; ".join(said)
+    return f"{where} decides {decided} of {len(low)} corpora: " + "; ".join(said)
 
 
 def low_rank_sentence(found: dict, cfg) -> str:
     """(a) by the amended rule at its budget (the outcome), then by the amended and the third rule on the stored seeds
     at the third declaration's budget (beside)."""
-    return (f"{_tally(found['outcomes'], f'By the amended rule at {_budget(cfg.amended_tokens)},')}. "
-            f"{_tally(found['stored'], f'On the stored seeds at {_budget(cfg.tokens)}, by the same rule,')}; "
-            f"{_tally(found['third_stored'], 'by the third rule as declared,')}.")
+    return (f"{_tally(found['outcomes'], f'The amended rule at {_budget(cfg.amended_tokens)}')}. "
+            f"{_tally(found['stored'], f'On the stored seeds at {_budget(cfg.tokens)}, the same rule')}; "
+            f"{_tally(found['third_stored'], 'the third rule as declared')}.")
 
 
 def full_width_sentence(found: dict, cfg) -> str:

@@ -10,7 +10,7 @@ import pandas as pd
 
 from ...report.numbers import DASH
 from . import analysis, second
-from .declared import SECOND_DATE, THIRD_DATE
+from .declared import AMENDMENT_DATE, BUDGET_DATE, SECOND_DATE, THIRD_DATE
 from .spec import COPYING, ROUTING
 
 LETTERS = {"low_rank": "a", "separates": "b", "predicts": "c"}
@@ -124,6 +124,9 @@ def kind_of(entry, cfg) -> str:
     p = entry.params
     if entry.job.endswith("-check") or "-check-" in entry.job:
         return "the reuse check"
+    if p.get("tokens", cfg.tokens) == cfg.amended_tokens != cfg.tokens:
+        return ("the amendment's probe" if p["seed"] == cfg.probe_seed else "the amendment's calibration"
+                if p["corpus"] == ROUTING else "the amendment's real corpora")
     if p["corpus"] == COPYING or p.get("kind") == "generated":
         return "the third calibration"
     if p["seed"] in cfg.fresh_seeds and p["corpus"] != ROUTING:
@@ -148,20 +151,26 @@ def cost(results) -> pd.DataFrame:
         return pd.DataFrame()
     frame = pd.DataFrame(rows)
     order = ["the power check", "the sweep", "the reuse check", "the calibration", "more seeds", "one engine",
-             "the third calibration", "fresh seeds"]
+             "the third calibration", "fresh seeds", "the amendment's probe", "the amendment's calibration",
+             "the amendment's real corpora"]
     table = frame.groupby(["after", "kind"], sort=False).agg(
         students=("hours", "size"), hours=("hours", "sum"), device=("device", lambda d: ", ".join(sorted(set(d)))),
         threads=("threads", lambda t: ", ".join(sorted({str(v) for v in t}))))
     table = table.reset_index()
     table["order"] = table["kind"].map({k: i for i, k in enumerate(order)})
-    table["rank"] = table["after"].map({"the first": 0, "the second": 1, "the third": 2})
+    table["rank"] = table["after"].map({"the first": 0, "the second": 1, "the third": 2, "the amendment": 3,
+                                        "the amendment's budget": 4})
     table = table.sort_values(["rank", "order"]).drop(columns=["order", "rank"])
     return table.rename(columns={"after": "trained after the declaration", "hours": "CPU hours"}).set_index("kind")
 
 
 def _after(date: str) -> str:
     """The declaration a student was trained after, by its provenance date."""
-    return "the third" if date >= THIRD_DATE else "the second" if date >= SECOND_DATE else "the first"
+    for stated, name in ((BUDGET_DATE, "the amendment's budget"), (AMENDMENT_DATE, "the amendment"),
+                         (THIRD_DATE, "the third"), (SECOND_DATE, "the second")):
+        if date >= stated:
+            return name
+    return "the first"
 
 
 def third_calibration(found: dict, cfg) -> pd.DataFrame:

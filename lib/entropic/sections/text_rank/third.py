@@ -251,15 +251,19 @@ def _tells(calib: pd.DataFrame, widest: int) -> str:
     return ""
 
 
-def gates(calib: pd.DataFrame, widest: int) -> dict[bool, str]:
+def gates(calib: pd.DataFrame, widest: int, pending: tuple = ()) -> dict[bool, str]:
     """The amended rule's gates, keyed by the verdict they guard (True: supported, False: contradicted), each the
     reason it stays open ("" where the gate passes). "Supported" needs every generator of known rank ``widest``
     learned within δ to be read as ``widest`` with its width-``widest``/2 gap persisting, and at least one such
     generator; "contradicted" needs every generator of known rank ``widest``/2 learned within δ to be read below
-    ``widest``, and at least one."""
+    ``widest``, and at least one. A known rank in ``pending`` (a generator whose students are not all stored) keeps
+    its gate shut, saying so."""
     learned = calib[calib["within"].apply(lambda v: v is True)] if len(calib) else calib
     out = {}
     for verdict, known in ((True, widest), (False, widest // 2)):
+        if known in pending:
+            out[verdict] = f"calibration: the generator of known rank {known} is not computed yet"
+            continue
         own = learned[learned["known rank"] == known] if len(learned) else learned
         right = ((own["r_hat"] == widest) & own["exact"]) if verdict else (own["r_hat"] < widest)
         out[verdict] = (f"calibration: no generator of known rank {known} is learned to within δ" if own.empty else
@@ -269,10 +273,12 @@ def gates(calib: pd.DataFrame, widest: int) -> dict[bool, str]:
     return out
 
 
-def low_rank(corpus: str, readings_: pd.DataFrame, calib: pd.DataFrame, cfg, amended: bool = True) -> dict:
+def low_rank(corpus: str, readings_: pd.DataFrame, calib: pd.DataFrame, cfg, amended: bool = True,
+             pending: dict | None = None) -> dict:
     """(a) for one real corpus on its reading in ``readings_`` (one per corpus, indexed by corpus), by the amended
     rule (``amended``: each verdict gated on the calibration case at the reading's budget that would make it false,
-    ``gates``) or by the third rule as declared (``_tells``, at the third declaration's budget)."""
+    ``gates``; ``pending``: per budget, the known ranks whose generators are not all stored) or by the third rule as
+    declared (``_tells``, at the third declaration's budget)."""
     if corpus not in readings_.index:
         return outcome_row("low_rank", f"{corpus}: r̂ by the third rule", math.nan, None, "no reading", missing=True)
     row = readings_.loc[corpus]
@@ -283,15 +289,16 @@ def low_rank(corpus: str, readings_: pd.DataFrame, calib: pd.DataFrame, cfg, ame
                            "cut by the amendment: its students are not all trained" if cut else
                            f"{budget}: not every student is stored", missing=not cut)
     calib = calib[calib["budget"] == row["budget"]] if len(calib) else calib
+    shut = gates(calib, cfg.widest, (pending or {}).get(row["budget"], ()))
     hat, (low, high) = int(row["r_hat"]), row["interval"]
     below16 = row["states"][-1]
     why = ""
     if hat == cfg.widest:
         why = {CLOSING: "budget: the width-16 gap is still closing (a width that learns more slowly)",
                UNRESOLVED: "budget: the seeds cannot tell whether the width-16 gap persists"}.get(below16, "")
-        why = why or (gates(calib, cfg.widest)[False] if amended else _tells(calib, cfg.widest))
+        why = why or (shut[False] if amended else _tells(calib, cfg.widest))
     elif amended:
-        why = gates(calib, cfg.widest)[True]
+        why = shut[True]
     written = f"≤ {hat}" if hat < cfg.widest and not row["exact"] else f"= {hat}"
     quantity = (f"{corpus}: r̂ {written} of {cfg.widest} (90 % interval {low}–{high}, {len(row['seeds'])} seeds, "
                 f"{budget})")
@@ -340,7 +347,12 @@ def judge(results, appendix_b=None) -> dict:
     found = {"readings": table, "calibration": calib, "probe": probe(students, cfg) if len(students) else
              probe(pd.DataFrame(columns=["corpus", "seed", "budget", "tokens", "rank", "val_loss"]), cfg),
              "ranges": {g: calibrated_range(calib, g) for g in (calib["generator"].unique() if len(calib) else [])}}
-    out = [low_rank(c, deciding, calib, cfg) for c in cfg.corpora]
+    waiting = table[table["known_rank"].notna() & ~table["complete"].astype(bool)] if len(table) else table
+    pending = {budget: tuple(int(k) for k in own["known_rank"]) for budget, own in waiting.groupby("budget")} \
+        if len(waiting) else {}
+    at = calib[calib["budget"] == cfg.amended_tokens] if len(calib) else calib
+    found["gates"] = gates(at, cfg.widest, pending.get(cfg.amended_tokens, ()))
+    out = [low_rank(c, deciding, calib, cfg, pending=pending) for c in cfg.corpora]
     third = [low_rank(c, fresh, calib, cfg, amended=False) for c in cfg.corpora]
     if len(cfg.amended_ranks) < 3 and cfg.amended_seeds:  # r̂ over two widths: only which side of the full width
         across = [outcome_row(key, "across corpora", math.nan, None, f"not judged at "
@@ -349,7 +361,7 @@ def judge(results, appendix_b=None) -> dict:
     else:
         across = _across(deciding, out, cfg, appendix_b)
     found |= {"outcomes": pd.DataFrame(out + across),
-              "stored": pd.DataFrame([low_rank(c, stored, calib, cfg) for c in cfg.corpora]),
+              "stored": pd.DataFrame([low_rank(c, stored, calib, cfg, pending=pending) for c in cfg.corpora]),
               "third_outcomes": pd.DataFrame(third + _across(fresh, third, cfg, appendix_b)),
               "third_stored": pd.DataFrame([low_rank(c, stored, calib, cfg, amended=False) for c in cfg.corpora])}
     return found
