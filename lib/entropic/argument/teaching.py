@@ -55,7 +55,8 @@ def eckart_young_demo(T: int = 8, competitors: int = 200, seed: int = 0) -> pd.D
 
 def excess_ratio(profile: str = "sharp", r_star: int = 3, r_a: int = 1, r_b: int = 2) -> float:
     """Closed-form ratio of the rank-r_a to the rank-r_b excess for isotropic inputs (Theorem 5 is exact
-    there): Σ_{j>r_a} λ_j² / Σ_{j>r_b} λ_j², with λ the teacher spectrum of ``tasks.teacher_spectrum``."""
+    there): Σ_{j>r_a} σ_j(A*)² / Σ_{j>r_b} σ_j(A*)², with σ_j(A*) = λ_j the spectrum of this symmetric teacher
+    (``tasks.teacher_spectrum``)."""
     if not 0 <= r_a < r_star or not 0 <= r_b < r_star:
         raise ValueError(f"the ranks compared must lie below r_star={r_star}, got {r_a} and {r_b}")
     lam2 = teacher_spectrum(r_star, profile) ** 2
@@ -67,7 +68,7 @@ def surrogate_sweep(T: int = 8, D: int = 6, r_star: int = 3, n: int = 200, sigma
     """Students Ŷ = A X V of rank r = 1 … 2r*, trained with Adam (``train.train``) on one §4 task.
 
     Returns one row per r: ``excess`` (converged training loss − floor), ``optimum`` (the population
-    rank-r optimum ‖V*‖²_F Σ_{j>r} λ_j²), ``floor`` (σ²TD).
+    rank-r optimum ‖V*‖²_F Σ_{j>r} σ_j(A*)²), ``floor`` (σ²TD).
     """
     task = make_surrogate_task(T, D, r_star, n, sigma, seed, profile)
     ranks = rank_sweep(r_star)

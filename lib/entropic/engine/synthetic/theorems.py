@@ -263,7 +263,7 @@ def achievability_check(T: int = 16, D: int = 12, r_star: int = 3, n: int = 500,
 
     Returns
     -------
-    DataFrame with one row per r: ``optimum`` (the population rank-r optimum ‖V*‖²_F Σ_{j>r} λ_j²),
+    DataFrame with one row per r: ``optimum`` (the population rank-r optimum ‖V*‖²_F Σ_{j>r} σ_j(A*)²),
     ``fitted`` (exact population excess of the fit), ``train`` (training risk minus the noise energy the
     sample holds, mean ‖E‖²_F: negative when the fit absorbs noise), ``floor`` (σ²TD).
     """

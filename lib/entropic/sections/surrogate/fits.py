@@ -14,7 +14,7 @@ from ...jobs.store import Job
 
 
 def eckart_young_excess(operator: torch.Tensor, V: torch.Tensor, r: int) -> float:
-    """Population excess of the best rank-r student for X ~ N(0, I): ‖V*‖²_F · Σ_{j>r} λ_j(A*)²
+    """Population excess of the best rank-r student for X ~ N(0, I): ‖V*‖²_F · Σ_{j>r} σ_j(A*)²
     (the exact optimum of Theorem 5 for Gaussian inputs, where E‖M X V‖²_F = ‖M‖²_F ‖V‖²_F)."""
     tail = torch.linalg.svdvals(operator.double())[r:]
     return float(V.double().pow(2).sum() * tail.pow(2).sum())
