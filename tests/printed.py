@@ -6,7 +6,9 @@ headings, from the single page it was printed from. ``test_pdf`` runs these on t
 - ``short_pages``: a page under ``LEAST`` characters, the title page excepted (a line or two that spilled over);
 - ``orphaned_headings``: a heading that is the last thing on its page (what it heads starts on the next);
 - ``captions_apart``: a figure's caption at the head of a page (its figure, above it, on the page before);
-- ``appendix_start``: the page the evidence appendix starts on.
+- ``appendix_start``: the page the evidence appendix starts on;
+- ``stray_links``: a link to a file of the machine that printed it, to a relative address, or to a place inside the
+  PDF that it does not hold, and a link to the web outside ``site`` where it names the book's own pages.
 """
 
 from __future__ import annotations
@@ -111,3 +113,40 @@ def captions_apart(pdf: Path, single_page: Path) -> list[str]:
 def appendix_start(texts: list[str]) -> int:
     """The page (1-based) the evidence appendix starts on (the contents name it too: the first page after them)."""
     return next(k for k, text in enumerate(texts, start=1) if text.startswith(APPENDIX))
+
+
+def links(pdf: Path) -> list[tuple[int, str]]:
+    """Every link annotation of the PDF, as (page, target): ``#name`` for a link inside the PDF (a named or explicit
+    destination), else its URI."""
+    from pypdf import PdfReader
+
+    out = []
+    for k, page in enumerate(PdfReader(pdf).pages, start=1):
+        for ref in page.get("/Annots") or []:
+            annotation = ref.get_object()
+            if annotation.get("/Subtype") != "/Link":
+                continue
+            action = annotation.get("/A")
+            action = action.get_object() if action is not None else {}
+            if "/URI" in action:
+                out.append((k, str(action["/URI"])))
+            elif "/Dest" in annotation or action.get("/S") == "/GoTo":
+                dest = annotation.get("/Dest", action.get("/D"))
+                out.append((k, "#" + (str(dest) if not isinstance(dest, list) else "page")))
+    return out
+
+
+def stray_links(pdf: Path, site: str | None) -> list[str]:
+    """Links that lead nowhere a reader of the PDF can follow: to a file (``file:``) or a relative address, or to the
+    book's own pages anywhere but the published ``site`` (None: a book with no site, whose links to its own pages
+    must all stay inside the PDF)."""
+    bad = []
+    for page, target in links(pdf):
+        if target.startswith("#"):
+            continue
+        if not target.startswith(("https://", "http://", "mailto:")):
+            bad.append(f"page {page}: {target}")
+        elif re.search(r"\.html(#|$)", target) and not (site and target.startswith(site)):
+            bad.append(f"page {page}: {target} (a page of the book, not on its site)")
+    return bad
+

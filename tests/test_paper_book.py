@@ -207,6 +207,13 @@ def test_the_pdf_is_a_document_the_abstract_once_no_web_control_no_nearly_empty_
 
 
 @SAME_PDF
+def test_every_link_of_the_paper_pdf_leads_inside_it_or_to_the_published_site(printed):
+    found = printed_book.links(PDF)
+    assert sum(target.startswith("#") for _, target in found) > 100  # verdict badges and claim references included
+    assert not printed_book.stray_links(PDF, site.published_url())
+
+
+@SAME_PDF
 def test_the_evidence_appendix_holds_proofs_tables_and_figures_and_is_at_most_half_the_pdf(printed):
     start = printed_book.appendix_start(printed)
     assert len(printed) - start + 1 <= len(printed) / 2, f"the appendix runs from page {start} of {len(printed)}"

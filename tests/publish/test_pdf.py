@@ -87,3 +87,31 @@ def test_the_appendix_prints_proofs_tables_and_figures_not_every_fold_and_is_at_
     assert "Proof." in appendix and "Table R" in appendix and "Figure R" in appendix
     whole = " ".join(pages)  # provenance and re-run commands stay on the web pages
     assert "Where the numbers of" not in whole and "Re-run this section" not in whole
+
+
+def test_every_link_of_the_pdf_leads_inside_it_or_to_the_published_site(printed_book):
+    from entropic.publish import site
+
+    found = printed.links(printed_book[0])
+    inside = [target for _, target in found if target.startswith("#")]
+    assert len(inside) > 10, found[:20]  # the contents, the references to numbered tables and figures, the ledger's
+    assert not printed.stray_links(printed_book[0], site.published_url()), printed.stray_links(printed_book[0], None)
+
+
+def test_the_link_check_flags_a_file_of_the_printing_machine_a_relative_address_and_a_page_off_the_site(tmp_path):
+    from pypdf import PdfWriter
+    from pypdf.annotations import Link
+
+    writer = PdfWriter()
+    writer.add_blank_page(200, 200)
+    for k, url in enumerate(["file:///home/me/_build/singlehtml/ledger.html#row", "ledger.html#row",
+                             "https://elsewhere.example/build/sections/ledger.html", "https://arxiv.org/abs/2607.23050",
+                             "https://me.github.io/book/build/sections/ledger.html#row"]):
+        writer.add_annotation(0, Link(rect=(10, 10 + 20 * k, 50, 25 + 20 * k), url=url))
+    path = tmp_path / "links.pdf"
+    writer.write(path)
+    assert [target for _, target in printed.links(path)][:2] == ["file:///home/me/_build/singlehtml/ledger.html#row",
+                                                                "ledger.html#row"]
+    stray = printed.stray_links(path, "https://me.github.io/book/")
+    assert len(stray) == 3 and "elsewhere.example" in stray[2]
+    assert len(printed.stray_links(path, None)) == 4  # without a site, a link to a page of the book is stray too

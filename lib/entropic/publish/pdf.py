@@ -51,7 +51,7 @@ def print_pdf(index: Path, target: Path, front: dict[str, str] | None = None, ti
         raise ValueError(f"no HTML page at {index}")
     target.parent.mkdir(parents=True, exist_ok=True)
     build.record("print", str(target))
-    front = front or {"title": "", "subtitle": "", "meta": ""}
+    front = front or {"title": "", "subtitle": "", "meta": "", "site": ""}
     with sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"])
         try:
@@ -95,7 +95,8 @@ def front_matter(root: Path) -> dict[str, str]:
             "subtitle": "An executable reproduction of <i>The Entropic Bound for Transformers: Why Static Rank Fails "
                         "and Attention-Native Rank Recovers</i> (arXiv:2607.23050)",
             "meta": f"{config.get('author', '')} · entropic {__version__} · {site.build_date()}"
-                    + (f" · commit {sha[:7]}" if sha else "")}
+                    + (f" · commit {sha[:7]}" if sha else ""),
+            "site": site.published_url(root) or ""}
 
 
 def build_pdf(root: Path = paths.ROOT, log=print) -> Path:

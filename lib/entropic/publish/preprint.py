@@ -117,6 +117,28 @@ PREPRINT = r"""({front, CONTROLS, FOLDS, ARGUMENT, KEPT}) => {
   appendix.querySelector('h1').prepend(marker);
   body.prepend(page);
   document.querySelectorAll('img').forEach(i => { i.loading = 'eager'; });
+  // Every link leads inside the PDF or to the published site, never to a file of the machine that prints it: a link
+  // whose target is on this page points there; a link to another page of the book goes to that page's chapter here,
+  // or, with its fragment not printed, to the page on the site; anything else of the build (a download, the PDF
+  // itself) goes to the site, and without a site the link leaves, its text staying.
+  const docs = $$('span[id^="document-"]').map(e => e.id.slice('document-'.length));
+  const unwrap = a => a.replaceWith(...a.childNodes);
+  $$('a[href]').forEach(a => {
+    const href = a.getAttribute('href');
+    if (/^(https?:|mailto:)/.test(href)) return;
+    const [path, frag] = [href.split('#')[0], decodeURIComponent(href.split('#')[1] || '')];
+    if (frag && document.getElementById(frag)) { a.setAttribute('href', '#' + frag); return; }
+    const page = path.replace(/^(\.\.\/|\.\/)*/, '').replace(/^file:\/\/.*?_build\/singlehtml\//, '');
+    const name = page.replace(/\.html$/, '');
+    const doc = docs.find(d => d === name || d.endsWith('/' + name));
+    if (doc !== undefined && !frag && path.endsWith('.html')) { a.setAttribute('href', '#document-' + doc); return; }
+    if (front.site && page) {
+      const where = doc !== undefined ? doc + '.html' : page;
+      a.setAttribute('href', front.site + where + (frag ? '#' + encodeURIComponent(frag) : ''));
+      return;
+    }
+    unwrap(a);
+  });
   return titles;
 }"""
 

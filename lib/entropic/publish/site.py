@@ -33,6 +33,16 @@ def _config(root: Path) -> dict:
     return (yaml.safe_load(path.read_text()) or {}) if path.is_file() else {}
 
 
+def published_url(root: Path = paths.ROOT) -> str | None:
+    """The address the book is published at: the GitHub Pages site of its repository (``https://<owner>.github.io/
+    <name>/``, what the publishing workflow deploys), or None when no repository is named (a local build)."""
+    url = repository_url(root)
+    if url is None:
+        return None
+    host, owner, name = url.removeprefix("https://").split("/")
+    return f"https://{owner.lower()}.github.io/{name}/" if host == "github.com" else None
+
+
 def repository_url(root: Path = paths.ROOT) -> str | None:
     """The repository the book is published from (no trailing slash): ``ENTROPIC_REPOSITORY``, else
     ``repository.url`` of ``_config.yml``; None when neither names one (a book built outside the publishing
