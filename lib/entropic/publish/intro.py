@@ -122,6 +122,20 @@ def failures(claims: pd.DataFrame) -> str:
     return text
 
 
+def opposite_signs(claims: pd.DataFrame) -> str:
+    """Of the correlations too few corpora decide, those whose estimate has the paper's opposite sign, in a clause
+    (each as ours against the paper's); "" when none has."""
+    own = claims[(claims["verdict"] == verdicts.NOT_SIGNIFICANT) & claims["paper value"].notna()]
+    own = own[own["ours"].astype(float) * own["paper value"].astype(float) < 0]
+    if own.empty:
+        return ""
+    symbol = {"Pearson": "r", "Spearman": "ρ"}
+    said = [f"{symbol.get(q.split('(')[0], q.split('(')[0])} = {'+' if o > 0 else ''}{number(o)} against "
+            f"{number(p)}" for q, o, p in zip(own["quantity"], own["ours"], own["paper value"], strict=True)]
+    return (f", and {len(own)} of our estimates {'has' if len(own) == 1 else 'have'} the sign opposite to the "
+            f"paper's ({_listed(said)})")
+
+
 def abstract(claims: pd.DataFrame, found: dict) -> str:
     """The abstract (at most ``ABSTRACT_WORDS`` words, no sentence over ``SENTENCE_WORDS``): what reproduces, what
     does not and why, and what the book found beyond the paper, every term a reader of the paper may not know
@@ -136,7 +150,7 @@ def abstract(claims: pd.DataFrame, found: dict) -> str:
                  + (f"; {failures(claims)}" if n[verdicts.NOT_REPRODUCED] else "") + "."]
     open_ = [part for part in (
         f"for {_count(n[verdicts.NOT_SIGNIFICANT], 'correlation', 'correlations')} six corpora are too few to "
-        f"decide the sign" if n[verdicts.NOT_SIGNIFICANT] else "",
+        f"decide the sign" + opposite_signs(claims) if n[verdicts.NOT_SIGNIFICANT] else "",
         _count(n[verdicts.UNDECIDED], "claim still moves", "claims still move") + " with the training budget"
         if n[verdicts.UNDECIDED] else "") if part]
     if open_:
