@@ -197,13 +197,26 @@ def _long_facts(results) -> dict:
            f"there layer 0 reads {number(rank[(best, 0)])} and layer 1 {number(rank[(best, 1)])}) "
            f"and rises to {number(loss[last])} at {tokens(last)}: {tokens(last)} tokens are {last / chars:.0f} times "
            f"the corpus's {chars:,} characters, so past {tokens(best)} the model fits its training text, not the "
-           f"language, and the last checkpoints measure an over-fitted model.") if best < last else ""
+           f"language, and the last checkpoints measure an over-fitted model." + _at_best(trajectory, best)) \
+        if best < last else ""
     first = table.iloc[0]
     return {"long_layer0": float(first["ours"]),
             "long_change0": long_run.percent(first["change over the last doubling"]),
             "long_factor": round(cfg.long_tokens / max(cfg.budgets)),
             "long_text": f"The long run ({cfg.long_corpus}, d_model = {cfg.long_d_model}, seed {cfg.long_seed}): "
                          + "; ".join(parts) + f". It took {seconds:,.0f} s of training." + fit}
+
+
+def _at_best(trajectory: pd.DataFrame, best: int) -> str:
+    """The declared long-run rule read at the validation minimum ``best`` instead of the last checkpoint: a reading
+    shown beside the verdict, which the declaration fixed at the last checkpoint before the run."""
+    at = trajectory[trajectory["tokens"] == best].set_index("layer")
+    change = at["change over the last doubling"]
+    words = [f"layer {layer} {long_run.outcome(at.loc[layer, 'R_eff (eq. 1)'], change[layer], low, high)} "
+             f"({long_run.percent(change[layer])} over its last doubling)"
+             for layer, (low, high) in long_run.RANGES.items() if layer in at.index]
+    return (f" The rule was declared, before the run, for the last checkpoint, so its outcome stands; read by the same "
+            f"rule at the validation minimum, a reading and not a verdict: {' and '.join(words)}.")
 
 
 def _trajectory_text(steps: pd.DataFrame) -> str:
