@@ -10,9 +10,9 @@ Sources, tried in this order for each corpus ``name``:
    fresh download: from ``base_url`` (a mirror of the shared folder: ``<base_url>/<name>.txt``) or from
    the corpus's public origin where that origin is the pinned file itself (shakespeare). The sha256
    must match the pin, else ``ValueError`` naming the file;
-4. ``substitute``: machine-local real text, labelled as such (python: the running Python's standard
-   library; linux: kernel UAPI headers ``/usr/include/linux/*.h``; json: Debian ``iso-codes`` JSON;
-   music: music21's ABC corpus when music21 is installed). english and shakespeare have none.
+4. ``substitute``: machine-local real text, labelled as such (english: the running Python's language-reference
+   help topics, ``pydoc_data``; python: its standard library; linux: kernel UAPI headers ``/usr/include/linux/*.h``;
+   json: Debian ``iso-codes`` JSON; music: music21's ABC corpus when music21 is installed). shakespeare has none.
 
 ``ENTROPIC_SHARED_CORPORA`` (or ``shared_dir=``) replaces the shared folder; ``ENTROPIC_CACHE`` the
 cache root. ``sources=`` restricts the search to some of the four kinds above (:data:`SOURCES`), e.g.
@@ -165,12 +165,17 @@ def substitute_text(name: str, max_chars: int = SUBSTITUTE_CHARS) -> tuple[str, 
     (files that are not UTF-8 are skipped). Returns ``(text, location, note)``.
     """
     _check_name(name)
-    files, root, label = _substitute_files(name)
+    if name == "english":  # prose, not files: the language reference's help topics, whole, in the order of their names
+        from pydoc_data import topics
+
+        texts, root = [topics.topics[key] for key in sorted(topics.topics)], Path(topics.__file__)
+        label, unit = "the Python language reference's help topics (pydoc_data)", "topics"
+    else:
+        files, root, label = _substitute_files(name)
+        texts, unit = (_readable(path) for path in files), "files"
     parts, total = [], 0
-    for path in files:
-        try:
-            part = _check_text(path.read_bytes(), str(path))
-        except (ValueError, OSError):
+    for part in texts:
+        if part is None:
             continue
         parts.append(part)
         total += len(part) + 1
@@ -178,7 +183,15 @@ def substitute_text(name: str, max_chars: int = SUBSTITUTE_CHARS) -> tuple[str, 
             break
     if not parts:
         return None
-    return "\n".join(parts), str(root), f"substitute for {name}: {label}, {len(parts)} files"
+    return "\n".join(parts), str(root), f"substitute for {name}: {label}, {len(parts)} {unit}"
+
+
+def _readable(path: Path) -> str | None:
+    """A substitute's file as text, None where it is not UTF-8 text."""
+    try:
+        return _check_text(path.read_bytes(), str(path))
+    except (ValueError, OSError):
+        return None
 
 
 def _check_sources(sources) -> tuple[str, ...]:
