@@ -74,7 +74,7 @@ def figure_budget(found: dict, cfg):
     fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 1.0 + 2.3 * rows), sharey=True, squeeze=False)
     grid = sorted({*cfg.ranks, *cfg.amended_ranks})[:-1]
     colours = dict(zip(grid, plt.cm.viridis(np.linspace(0, 0.9, len(grid))), strict=True))
-    top = cfg.margin
+    top, bottom = cfg.margin, -cfg.margin
     for ax, (corpus, row) in zip(axes.flat, drawn, strict=False):
         tokens, budget = np.asarray(row["curves"][0], dtype=float), float(row["budget"])
         late = tokens >= budget / 2
@@ -83,9 +83,10 @@ def figure_budget(found: dict, cfg):
         for width, upper, low in zip(row["grid"][:-1], row["upper"], row["projected_low"], strict=True):
             ax.plot(tokens[late], upper[late], marker="o", ms=3, color=colours[width], lw=1.4, label=f"r = {width}")
             ax.plot([2 * budget], [low], marker="o", ms=5, mfc="white", color=colours[width], ls="none")
-            top = max(top, float(np.max(upper[late])), float(low))
+            top, bottom = max(top, float(np.max(upper[late])), float(low)), min(bottom, float(np.min(upper[late])),
+                                                                                 float(low))
         hat = f"≤ {int(row['r_hat'])}" if row["r_hat"] < cfg.widest and not row["exact"] else f"= {int(row['r_hat'])}"
-        ax.set_title(f"{corpus}: r̂ {hat} ({row['reading']}, {budget / 1e6:g}M)", fontsize="small")
+        ax.set_title(f"{corpus}: r̂ {hat}\n{row['reading']}, {budget / 1e6:g}M", fontsize="small")
         ax.set_xscale("log")
         ticks = [*tokens[late], 2 * budget]
         ax.set_xticks(ticks, [f"{t / 1e6:.3g}" for t in ticks], rotation=90)
@@ -93,9 +94,9 @@ def figure_budget(found: dict, cfg):
         ax.tick_params(labelsize="small")
     for ax in axes.flat[:len(drawn)]:
         ax.set_yscale("symlog", linthresh=cfg.margin)
-        ax.set_ylim(-cfg.margin, top * 1.6)
-        ax.set_yticks([t for t in (-cfg.margin, 0, cfg.margin, 0.1, 1) if t <= top * 1.6],
-                      [f"{t:g}" for t in (-cfg.margin, 0, cfg.margin, 0.1, 1) if t <= top * 1.6])
+        ax.set_ylim(bottom * 1.6, top * 1.6)
+        ticks = [t for t in (-1, -0.1, -cfg.margin, 0, cfg.margin, 0.1, 1) if bottom * 1.6 <= t <= top * 1.6]
+        ax.set_yticks(ticks, [f"{t:g}" for t in ticks])
         ax.grid(axis="y", visible=False)
     for ax in axes.flat[len(drawn):]:
         ax.set_axis_off()
@@ -108,11 +109,10 @@ def figure_budget(found: dict, cfg):
         for ax in axes.flat[:len(drawn)]:
             for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
                 handles.setdefault(label, handle)
-        handles["projected to 2× budget (lower bound)"] = plt.Line2D([], [], marker="o", mfc="white", color="grey",
-                                                                      ls="none")
-        fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=3, frameon=False,
-                   fontsize="small")
-    fig.tight_layout(rect=(0, 0.1 + 0.02 * (len(grid) > 3), 1, 1))
+        handles["at 2× budget: lower bound"] = plt.Line2D([], [], marker="o", mfc="white", color="grey", ls="none")
+        fig.legend(list(handles.values()), list(handles), loc="lower center", ncol=4, frameon=False,
+                   fontsize="small", columnspacing=1.0, handlelength=1.5)
+    fig.tight_layout(rect=(0, 0.07 + 0.03 * (len(handles) > 4 if drawn else 0), 1, 1))
     return fig
 
 

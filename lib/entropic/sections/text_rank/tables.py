@@ -10,6 +10,7 @@ import pandas as pd
 
 from ...report.numbers import DASH
 from . import analysis, second
+from .analysis import MISSING, UNDECIDED
 from .declared import AMENDMENT_DATE, BUDGET_DATE, SECOND_DATE, THIRD_DATE
 from .spec import COPYING, ROUTING
 
@@ -256,18 +257,20 @@ def declarations(third_found: dict, second_found: dict, first: pd.DataFrame, cfg
                                                         frame["why"], frame["ours"], strict=True)}
 
     def cell(found: tuple | None) -> str:
+        """The outcome with r̂, and where it is open the kind of reason ("calibration", "budget")."""
         if found is None:
             return DASH
-        outcome, measured, _, value = found
-        return outcome if pd.isna(value) else f"{outcome}: {measured.split(' (')[0]}"
+        outcome, measured, why, value = found
+        tag = f" ({why.split(':')[0]})" if why and outcome == UNDECIDED and ":" in why else ""
+        return outcome if pd.isna(value) else f"{outcome}: {measured.split(' (')[0]}{tag}"
 
     deciding, stored, third = by_name(out), by_name(third_found["stored"]), by_name(third_found["third_stored"])
     earlier = {label: dict(zip(claim_names(f), f["outcome"], strict=True))
                for label, f in (("second", second_found["outcomes"]), ("first", first))}
 
-    def why(name: str) -> str:
-        own, other = deciding[name][2], stored.get(name, ("", "", "", None))[2]
-        return f"{own}; at {cfg.tokens / 1e6:g}M: {other}" if other and other != own else own
+    def why(name: str) -> str:  # the deciding outcome's reason (a reading not computed yet says so in its cell)
+        outcome, _, own, _ = deciding[name]
+        return "" if outcome == MISSING else own
 
     amended, at = f"{cfg.amended_tokens / 1e6:g}M", f"{cfg.tokens / 1e6:g}M"
     table = pd.DataFrame({"claim": names, f"amended rule, {amended} (decides)": [cell(deciding[n]) for n in names],
@@ -276,4 +279,5 @@ def declarations(third_found: dict, second_found: dict, first: pd.DataFrame, cfg
                           "second declaration": [earlier["second"].get(n, DASH) for n in names],
                           "first declaration": [earlier["first"].get(n, DASH) for n in names],
                           "open because": [why(n) for n in names]})
+    table = table if (table["open because"] != "").any() else table.drop(columns="open because")
     return table.set_index("claim")

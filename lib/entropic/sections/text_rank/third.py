@@ -20,7 +20,7 @@ from ...engine import statistics as stats
 from ...engine.corpus import routing
 from . import analysis, second
 from .analysis import CONTRADICTED, MISSING, SUPPORTED, SWEEP, UNDECIDED, outcome_row
-from .spec import COPYING, ROUTING
+from .spec import COPYING, ROUTING, jobs
 
 CONFIDENCE = 0.95  # the one-sided bounds of a mean gap
 RESAMPLES = 2000
@@ -347,9 +347,7 @@ def judge(results, appendix_b=None) -> dict:
     found = {"readings": table, "calibration": calib, "probe": probe(students, cfg) if len(students) else
              probe(pd.DataFrame(columns=["corpus", "seed", "budget", "tokens", "rank", "val_loss"]), cfg),
              "ranges": {g: calibrated_range(calib, g) for g in (calib["generator"].unique() if len(calib) else [])}}
-    waiting = table[table["known_rank"].notna() & ~table["complete"].astype(bool)] if len(table) else table
-    pending = {budget: tuple(int(k) for k in own["known_rank"]) for budget, own in waiting.groupby("budget")} \
-        if len(waiting) else {}
+    pending = _pending(results)
     at = calib[calib["budget"] == cfg.amended_tokens] if len(calib) else calib
     found["gates"] = gates(at, cfg.widest, pending.get(cfg.amended_tokens, ()))
     out = [low_rank(c, deciding, calib, cfg, pending=pending) for c in cfg.corpora]
@@ -365,6 +363,17 @@ def judge(results, appendix_b=None) -> dict:
               "third_outcomes": pd.DataFrame(third + _across(fresh, third, cfg, appendix_b)),
               "third_stored": pd.DataFrame([low_rank(c, stored, calib, cfg, amended=False) for c in cfg.corpora])}
     return found
+
+
+def _pending(results) -> dict[int, tuple[int, ...]]:
+    """Per budget, the known ranks of the generators whose planned students are not all stored yet (a cut job is not
+    planned, so a generator the amendment cut is not pending: it will not be read)."""
+    missing, out = set(results.missing), {}
+    for job in jobs(results.cfg):
+        if job.id in missing and job.params.get("kind") == "generated":
+            known = job.params.get("routing_rank", job.params.get("copying_rank"))
+            out.setdefault(job.params["tokens"], set()).add(int(known))
+    return {budget: tuple(sorted(ranks)) for budget, ranks in out.items()}
 
 
 def _across(deciding: pd.DataFrame, low: list[dict], cfg, appendix_b) -> list[dict]:
