@@ -19,7 +19,8 @@ import unicodedata
 from pathlib import Path
 
 LEAST = 150  # characters: a page with less holds a line or two that spilled over
-WEB_WORDS = re.compile(r"\b(?:Hide|Show) (?:the |code|cell|output|recovery)|\bclick|\bToggle\b|Copy to clipboard")
+WEB_WORDS = re.compile(r"\b(?:Hide|Show) (?:the |code|cell|output|recovery)|\bclick|\bToggle\b|Copy to clipboard"
+                       r"|whole book as one PDF|Download the slides|Shown: profile")
 APPENDIX = "Appendix: the evidence"
 FOOTER_PT = 30  # the page number stands below this height (points from the page's foot); the text above it
 

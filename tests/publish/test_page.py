@@ -97,6 +97,7 @@ def _results(**problems):
 def test_the_banner_names_the_profile_and_turns_every_problem_into_an_admonition():
     clean = page.banner_markdown(_results())
     assert "**Shown: profile `paper`.**" in clean and "Computed on: CPU (x86_64)" in clean and "```{" not in clean
+    assert clean.startswith("::::{container} web-only\n") and clean.endswith("\n::::")  # the PDF leaves it out
     missing = page.banner_markdown(_results(missing=["a", "b"]))
     assert "```{warning}\n**Partial results:** 2 of 3 jobs" in missing
     assert "python -m entropic run surrogate --profile paper --no-book" in missing

@@ -88,7 +88,7 @@ def banner_markdown(results, requested: str | None = None) -> str:
                               + _listed(results.conflicts)))
     for kind, note in notes:
         text += f"\n\n```{{{kind}}}\n{note}\n```"
-    return text
+    return f"::::{{container}} web-only\n{text}\n::::"  # what this build shows and how to mend it: the web book's
 
 
 def show_banner(results, requested: str | None = None) -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 # Selectors shared by the script and the tests that read the printed book.
 CONTROLS = (".headerlink, .copybtn, .toggle-button, button, .sd-summary-state-marker, .sd-summary-chevron-right, "
             ".sd-summary-chevron-down, .dropdown-launch-buttons, .article-header-buttons, .onlyprint, script, "
-            "summary .expanded")
+            "summary .expanded, .web-only")  # .web-only: what only the web book says (its PDF link, the downloads)
 FOLDS = "details.evidence, details.provenance, div.evidence, div.provenance, details.hide, div.solution"
 ARGUMENT = "div.proof, span.eqno"  # a fold holding one of these proves or derives: it prints whole
 KEPT = "figure, table"  # what the appendix prints of every other fold (a table's caption is its own)

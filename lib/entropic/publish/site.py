@@ -131,7 +131,8 @@ def book_config(root: Path, target: Path, builder: str = "html") -> Path:
         html["use_repository_button"] = html["use_issues_button"] = False
         config["launch_buttons"] = {**config.get("launch_buttons", {}), "binderhub_url": "", "colab_url": ""}
     sphinx = config.setdefault("sphinx", {}).setdefault("config", {})
-    sphinx.setdefault("myst_substitutions", {})["pdf"] = f'<a href="{PDF_LINK}">the whole book as one PDF</a>'
+    sphinx.setdefault("myst_substitutions", {})["pdf"] = (  # a sentence of the web book, which the PDF leaves out
+        f'<span class="web-only">It can also be read as <a href="{PDF_LINK}">the whole book as one PDF</a>.</span>')
 
     sphinx["extensions"] = [*sphinx.get("extensions", []), "entropic.publish.site"]
     if builder == "singlehtml":
