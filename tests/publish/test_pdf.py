@@ -115,3 +115,16 @@ def test_the_link_check_flags_a_file_of_the_printing_machine_a_relative_address_
     stray = printed.stray_links(path, "https://me.github.io/book/")
     assert len(stray) == 3 and "elsewhere.example" in stray[2]
     assert len(printed.stray_links(path, None)) == 4  # without a site, a link to a page of the book is stray too
+
+
+def test_the_printed_teaching_chapter_holds_the_whole_class_before_the_appendix(printed_book):
+    """A teacher who prints the teaching chapter gets the plan, the exercises with their solutions, the key formulas
+    and the discussion questions, in the chapter itself, and none of the web book's download links."""
+    pages = printed_book[1]
+    start = printed.appendix_start(pages)
+    chapter = " ".join(text for text in pages[:start - 1])
+    for said in ("The path of the class", "Key formulas", "Questions for the discussion", "What it shows",
+                 "What remains open"):
+        assert said in chapter, said
+    assert chapter.count("What it shows") >= 6  # the exercises' solutions, printed in place
+    assert "Download the slides" not in " ".join(pages)

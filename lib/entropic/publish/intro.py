@@ -81,21 +81,29 @@ def beyond(profile: str) -> dict:
             losses = run.drop_duplicates("tokens").set_index("tokens")["val_loss"]
             out |= {"long_best_tokens": int(losses.idxmin()), "long_last_tokens": int(losses.index.max()),
                     "long_rises": bool(losses.iloc[-1] > losses.min())}
+    out |= sweep_state(profile)
+    return out
+
+
+def sweep_state(profile: str) -> dict:
+    """The capacity sweep by the rule that decides, as the intro and the teaching chapter say it: ``{"sweep": ...}``
+    with how many corpora it decides at its budget and which way, what keeps each verdict's gate shut, and how many
+    of its students are stored; ``{}`` when none is."""
     sweep = registry.module("text_rank")
     found = _results("text_rank", profile)
-    if found.entries:
-        judged = sweep.judge_third(found, _results("real_corpora", profile))
-        cfg = found.cfg
-        low = judged["outcomes"][judged["outcomes"]["key"] == "low_rank"]
-        shut = judged["gates"]
-        out["sweep"] = {"decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
-                        "supported": int((low["outcome"] == "supported").sum()),
-                        "contradicted": int((low["outcome"] == "contradicted").sum()),
-                        "missing": int((low["outcome"] == sweep.MISSING).sum()), "corpora": len(low),
-                        "budget": cfg.amended_tokens, "widest": cfg.widest, "stored": len(found.entries),
-                        "asked": len(found.entries) + len(found.missing),
-                        "supported_shut": shut[True], "contradicted_shut": shut[False]}
-    return out
+    if not found.entries:
+        return {}
+    judged = sweep.judge_third(found, _results("real_corpora", profile))
+    cfg = found.cfg
+    low = judged["outcomes"][judged["outcomes"]["key"] == "low_rank"]
+    shut = judged["gates"]
+    return {"sweep": {"decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
+                      "supported": int((low["outcome"] == "supported").sum()),
+                      "contradicted": int((low["outcome"] == "contradicted").sum()),
+                      "missing": int((low["outcome"] == sweep.MISSING).sum()), "corpora": len(low),
+                      "budget": cfg.amended_tokens, "widest": cfg.widest, "stored": len(found.entries),
+                      "asked": len(found.entries) + len(found.missing),
+                      "supported_shut": shut[True], "contradicted_shut": shut[False]}}
 
 
 def tally(claims: pd.DataFrame) -> dict[str, int]:
@@ -168,7 +176,7 @@ def abstract(claims: pd.DataFrame, found: dict) -> str:
     if "long_best_tokens" in found and found["long_rises"]:
         sentences.append(f"App. B's longest run is best at {found['long_best_tokens'] / 1e6:g}M tokens and then "
                          f"memorizes its corpus.")
-    sweep = _sweep_clause(found)
+    sweep = sweep_clause(found)
     sentences.append(sweep[:1].upper() + sweep[1:] + ".")
     return " ".join(sentences)
 
@@ -179,7 +187,7 @@ DECLARED = ("a capacity sweep for the attention-native rank of real text, declar
             "each verdict must pass the calibration case that would make it false,")
 
 
-def _sweep_clause(found: dict, detail: bool = False) -> str:
+def sweep_clause(found: dict, detail: bool = False) -> str:
     """The sweep in words, by the rule that decides: how many corpora it decides at its budget and which way, what
     the calibration allows, and what is not computed yet (the abstract's clause; with ``detail``, the finding's)."""
     if "sweep" not in found:
@@ -257,7 +265,7 @@ def findings(claims: pd.DataFrame, found: dict) -> list[str]:
                    f"tokens" + (" and rises after, as the model memorizes its corpus" if found["long_rises"] else "")
                    + f"; its layer readings are still moving at {found['long_last_tokens'] / 1e6:g}M "
                    f"({{doc}}`real_corpora`).")
-    sweep = _sweep_clause(found, detail=True)
+    sweep = sweep_clause(found, detail=True)
     out.append(sweep[:1].upper() + sweep[1:] + " ({doc}`text_rank`).")
     return out
 

@@ -11,6 +11,8 @@ What :data:`PREPRINT` does, in order:
   tables and figures with their captions move there. The rest of such a fold (settings in prose, declarations,
   provenance, re-run commands) stays on the web page. Each chapter says, under its opening paragraph, what of its
   folds the appendix prints;
+- a chapter that teaches (it holds exercises) prints whole instead: its folds open in place, solutions, plan, key
+  formulas and discussion questions included, its provenance and rebuild commands left out;
 - a section left empty (its heading alone, as "The evidence" once its folds have moved) leaves too;
 
 Used by ``publish.pdf``; the print style that goes with it is ``_assets/print.css``.
@@ -92,8 +94,25 @@ PREPRINT = r"""({front, CONTROLS, FOLDS, ARGUMENT, KEPT}) => {
     return title;
   });
   const intro = body.querySelector('section');
+  // A chapter that teaches (it holds exercises) prints whole, as a teacher hands it out: its folds open in place,
+  // the exercises' solutions, the lesson plan, the key formulas and the discussion questions included; only its
+  // provenance and the commands that rebuild it leave.
+  const whole = chapter => {
+    $$('details.provenance, div.provenance', chapter).forEach(e => e.remove());
+    $$('details', chapter).forEach(d => {
+      const summary = d.querySelector(':scope > summary');
+      if (summary && /^(Re-run|Build the)/.test(summary.textContent.trim())) { d.remove(); return; }
+      d.open = true;
+      if (summary) {
+        const title = document.createElement('p');
+        title.className = 'fold-title'; title.innerHTML = summary.innerHTML;
+        summary.replaceWith(title);
+      }
+    });
+  };
   if (intro && !chapters.includes(intro)) gather(intro, 'the introduction', chapters);
-  chapters.forEach((chapter, k) => gather(chapter, titles[k], []));
+  chapters.forEach((chapter, k) => (chapter.querySelector('.exercise') ? whole(chapter)
+                                                                     : gather(chapter, titles[k], [])));
   body.appendChild(appendix);
   // what the folds leave empty (a code cell's output box, a section with its heading alone) leaves too
   const empty = e => !e.textContent.trim() && !e.querySelector('img, svg, table, mjx-container');
