@@ -7,7 +7,9 @@ per test run with its paper book rendered), so they finish in seconds. ``make bo
 book a reader opens, run once per test run for these tests and the PDF's (conftest.readme_book: in a copy of the
 sandbox, or the paper book that make check built in this checkout); a command that shows the book at another profile
 (``make book PROFILE=quick``) runs in a copy of its own, so that the other commands find their pages current.
-``make test`` (this suite) and ``make bench`` (minutes of timing) are the two commands not run here.
+``make test`` (this suite), ``make bench`` (minutes of timing) and ``make corpora`` (a download from the corpora's public
+sources, which no test may need; tests/engine/corpus/test_corpus_command.py runs it against a mirror served on this
+machine) are the three commands not run here.
 """
 
 import json
@@ -25,7 +27,7 @@ from sandbox import BOOK_COMMANDS, copy, fresh_shell, run
 pytestmark = pytest.mark.integration
 DOCUMENTS = ["README.md", *sorted(str(p.relative_to(paths.ROOT)) for p in paths.BOOK_SOURCES.glob("*.md")),
              *sorted(str(p.relative_to(paths.ROOT)) for p in paths.NOTEBOOKS.glob("*.md"))]
-NOT_RUN = ("make test", "make bench")
+NOT_RUN = ("make test", "make bench", "make corpora")
 
 
 def documented_commands() -> list[tuple[str, str]]:
