@@ -7,9 +7,9 @@ per test run with its paper book rendered), so they finish in seconds. ``make bo
 book a reader opens, run once per test run for these tests and the PDF's (conftest.readme_book: in a copy of the
 sandbox, or the paper book that make check built in this checkout); a command that shows the book at another profile
 (``make book PROFILE=quick``) runs in a copy of its own, so that the other commands find their pages current.
-``make test`` (this suite), ``make bench`` (minutes of timing) and ``make corpora`` (a download from the corpora's public
-sources, which no test may need; tests/engine/corpus/test_corpus_command.py runs it against a mirror served on this
-machine) are the three commands not run here.
+``make test`` (this suite), ``make bench`` (minutes of timing) and ``make corpora`` (a download from the corpora's
+public sources, which no test may need; tests/engine/corpus/test_corpus_command.py runs it against a mirror served
+on this machine) are the three commands not run here.
 """
 
 import json

@@ -17,6 +17,10 @@ from entropic.jobs import runner, store
 from entropic.sections import text_rank
 from entropic.sections.text_rank import analysis, second
 
+# The third declaration's and the amendment's students, left out where a test reads the earlier declarations' jobs.
+LATER = {"third_ranks": (), "copying_ranks": (), "fresh_seeds": (), "amended_seeds": (), "gate_generators": (),
+         "probe_generators": ()}
+
 
 def _students(curves: dict, tokens=(3_840_000, 7_680_000), seeds=(0, 1, 2), spread=0.002) -> pd.DataFrame:
     """Every corpus's mean loss per width (``curves``: corpus → {rank: loss}), the seeds around it ±spread."""
@@ -291,9 +295,8 @@ def test_more_seeds_and_one_engine_give_a_corpus_its_deciding_reading_and_the_ot
 
 
 def test_the_second_declaration_leaves_every_job_of_the_first_as_it_was_stored():
-    cfg = text_rank.Config(third_ranks=(), copying_ranks=(), fresh_seeds=())  # the third's students: its own tests
-    first = text_rank.Config(known_ranks=(), more_seeds_for=(), one_engine=(), third_ranks=(), copying_ranks=(),
-                             fresh_seeds=())
+    cfg = text_rank.Config(**LATER)  # the third's and the amendment's students: their own tests
+    first = text_rank.Config(known_ranks=(), more_seeds_for=(), one_engine=(), **LATER)
     planned = {job.id for job in text_rank.jobs(cfg)}
     assert {job.id for job in text_rank.jobs(first)} < planned
     stored = {path.stem for path in (paths.ROOT / "results" / "paper" / "text_rank").glob("*.json")}
@@ -311,9 +314,9 @@ def test_the_second_declaration_was_committed_before_any_student_it_asks_for_was
                          text=True, check=True).stdout.split()
     declared = datetime.fromisoformat(log[0]).astimezone(UTC)
     assert declared.strftime("%Y-%m-%d %H:%M UTC") <= text_rank.SECOND_DATE
-    cfg = text_rank.Config(third_ranks=(), copying_ranks=(), fresh_seeds=())
+    cfg = text_rank.Config(**LATER)
     first = {job.id for job in text_rank.jobs(text_rank.Config(known_ranks=(), more_seeds_for=(), one_engine=(),
-                                                               third_ranks=(), copying_ranks=(), fresh_seeds=()))}
+                                                               **LATER))}
     for job in text_rank.jobs(cfg):
         path = paths.ROOT / "results" / "paper" / "text_rank" / f"{job.id}.json"
         if job.id not in first and path.exists():

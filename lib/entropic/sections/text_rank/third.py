@@ -265,9 +265,11 @@ def gates(calib: pd.DataFrame, widest: int, pending: tuple = ()) -> dict[bool, s
             out[verdict] = f"calibration: the generator of known rank {known} is not computed yet"
             continue
         own = learned[learned["known rank"] == known] if len(learned) else learned
+        if own.empty:
+            out[verdict] = f"calibration: no generator of known rank {known} is learned to within δ"
+            continue
         right = ((own["r_hat"] == widest) & own["exact"]) if verdict else (own["r_hat"] < widest)
-        out[verdict] = (f"calibration: no generator of known rank {known} is learned to within δ" if own.empty else
-                        "" if right.all() else
+        out[verdict] = ("" if right.all() else
                         f"calibration: a generator of known rank {known} learned to within δ is read "
                         + (f"below {widest}" if verdict else f"as {widest}"))
     return out
