@@ -23,7 +23,10 @@ def _ledger(verdict_of: dict[str, list[str]]) -> pd.DataFrame:
 FOUND = {"shear_factor": 34.0, "inflation_n": 3000, "inflation_share": 3.71, "goal_met": 118, "goal_tasks": 120,
          "misses_at_t_equal_d": True, "exceeding": ["V-known logistic", "V-unknown logistic"],
          "long_best_tokens": 7_680_000, "long_last_tokens": 61_440_000, "long_rises": True,
-         "sweep_decided": 0, "sweep_supported": 0, "sweep_corpora": 6, "sweep_done": 6, "sweep_asked": 109}
+         "sweep": {"decided": 0, "supported": 0, "contradicted": 0, "missing": 6, "corpora": 6, "budget": 15_360_000,
+                   "widest": 32, "stored": 291, "asked": 337,
+                   "supported_shut": "calibration: the generator of known rank 32 is not computed yet",
+                   "contradicted_shut": "calibration: the generator of known rank 16 is not computed yet"}}
 R, H, F, S, U = verdicts.REPRODUCED, verdicts.CLAIM_HOLDS, verdicts.NOT_REPRODUCED, verdicts.NOT_SIGNIFICANT, \
     verdicts.UNDECIDED
 
@@ -47,29 +50,20 @@ def test_the_abstract_counts_what_the_ledger_holds_and_names_what_holds_within_2
     assert intro.ESTABLISHES["real_corpora"] not in text  # App. B has open claims
     assert "118 of 120 tasks, missing only where T = d" in text and "factor of 34" in text and "3.7 %" in text
     assert "not a normal matrix" in text and "non-normal" not in text and "CV" not in text  # terms said in words
-    assert "decides no corpus yet (6 of 109 students trained)" in text
-    one = intro.abstract(claims, {**FOUND, "sweep_decided": 1, "sweep_supported": 1, "sweep_done": 42,
-                                  "sweep_missing": 5, "sweep_open": 0})
-    assert "in 1 of the 1 corpus it decides (5 still training)" in one
-    assert intro.words(one) <= intro.ABSTRACT_WORDS
-    done = intro.abstract(claims, {**FOUND, "sweep_decided": 3, "sweep_supported": 2, "sweep_done": 190,
-                                   "sweep_open": 3, "sweep_missing": 0, "sweep_range": (2, 16)})
-    assert ("calibrated at known ranks 2–16, finds a low-rank attention-native description of real text in 2 of the "
-            "3 corpora it decides (3 within the seeds' spread).") in done
-    across = {"sweep_separates": {"value": 0.788, "outcome": "supported", "p": float("nan"),
-                                  "interval": (0.43, 0.84), "bar": 0.334},
-              "sweep_predicts": {"value": -0.287, "outcome": "undecided", "p": 0.55}}
-    complete = {**FOUND, "sweep_decided": 6, "sweep_supported": 4, "sweep_done": 190, "sweep_open": 0,
-                "sweep_missing": 0, **across}
-    text = intro.abstract(claims, complete)
-    assert text.endswith("real text in 4 of the 6 corpora it decides; the rank it reads separates the corpora "
-                         "(coefficient of variation 0.79, 90 % interval 0.43–0.84).")
+    assert text.endswith("has no reading of a real corpus at its budget of 15.36M tokens yet, and its calibration "
+                         "there is not computed yet.")
+    shut = {**FOUND["sweep"], "supported_shut": "calibration: a generator of known rank 32 learned to within δ is "
+                                                "read below 32", "contradicted_shut": ""}
+    text = intro.abstract(claims, {**FOUND, "sweep": shut})
+    assert text.endswith("yet: 'low rank' cannot be earned (a generator of known rank 32 learned to within δ is read "
+                         "below 32).")
+    decided = {**shut, "decided": 2, "contradicted": 2, "missing": 0, "stored": 337}
+    text = intro.abstract(claims, {**FOUND, "sweep": decided})
+    assert "decides 2 of 6 corpora at 15.36M tokens (0 low-rank, 2 not): 'low rank' cannot be earned" in text
     assert intro.words(text) <= intro.ABSTRACT_WORDS
-    finding = intro.findings(claims, complete)[-1]
-    assert "App. B's lag-MI predictor's correlation with it is undecided (Pearson r = −0.29, p = 0.55)" in finding
-    flat = {**complete, "sweep_separates": {**across["sweep_separates"], "value": 0.1, "outcome": "contradicted"}}
-    assert "the rank it reads does not separate the corpora (coefficient of variation 0.1," in intro.abstract(claims,
-                                                                                                              flat)
+    assert all(len(s.split()) <= intro.SENTENCE_WORDS for s in _sentences(text))
+    waiting = intro.findings(claims, {**FOUND, "sweep": {**decided, "stored": 300}})[-1]
+    assert "37 of its 337 students are not computed yet" in waiting
     everything_holds = intro.abstract(_ledger({"surrogate": [R, R]}), FOUND)
     assert "fail" not in everything_holds.split("Beyond")[0]
 
@@ -83,3 +77,15 @@ def test_each_finding_quotes_every_open_claim_with_its_verdict_links_its_evidenc
     assert "0 of 2 claims hold; 1 is not significant" in app
     assert "\"real_corpora claim 1\" (§x), not reproduced" in app  # quoted as the consistency check reads it
     assert any("118 of 120" in line and "T = d" in line for line in found)
+
+
+def test_the_abstract_says_which_undecided_correlations_have_the_sign_opposite_to_the_papers():
+    claims = _ledger({"real_corpora": [S, S, S]})
+    claims["paper value"] = [-0.272, -0.275, 0.5]
+    claims["ours"] = [0.223, 0.429, 0.3]
+    claims["quantity"] = ["Pearson(predicted, measured)", "Spearman(predicted, measured)", "Pearson(a, b)"]
+    assert intro.opposite_signs(claims) == (", and 2 of our estimates have the sign opposite to the paper's "
+                                            "(r = +0.223 against −0.272 and ρ = +0.429 against −0.275)")
+    assert "the sign opposite to the paper's" in intro.abstract(claims, FOUND)
+    claims["ours"] = [-0.1, -0.2, 0.3]
+    assert intro.opposite_signs(claims) == ""

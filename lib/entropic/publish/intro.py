@@ -183,8 +183,8 @@ def abstract(claims: pd.DataFrame, found: dict) -> str:
 
 # The sweep's outcomes are those of the rule that decides: the third declaration's, as amended before any fresh seed
 # was read (each verdict gated on the calibration case that would make it false). The clause says so.
-DECLARED = ("a capacity sweep for the attention-native rank of real text, declared in advance and amended so that "
-            "each verdict must pass the calibration case that would make it false,")
+DECLARED = ("a capacity sweep of real text's attention-native rank, declared in advance and amended so that each "
+            "verdict must pass the calibration case that would refute it,")
 
 
 def sweep_clause(found: dict, detail: bool = False) -> str:
