@@ -59,10 +59,24 @@ def web_controls(texts: list[str]) -> list[str]:
             for m in WEB_WORDS.finditer(text)]
 
 
-def short_pages(texts: list[str]) -> list[str]:
-    """Pages (the title page excepted) with less than ``LEAST`` characters, their footer's page number included."""
+def short_pages(texts: list[str], titles: list[str] | None = None) -> list[str]:
+    """Pages (the title page excepted) with less than ``LEAST`` characters, their footer's page number included; a page
+    that ends a chapter (the next page opens with one of the chapters' ``titles``, or it is the last) is not one."""
+    bare = [re.sub(r"^(\[[^\]]+\] )*", "", text).replace(" ", "") for text in texts]  # less a bibliography's labels
+    ends = {k for k in range(1, len(texts) + 1)
+            if k == len(texts) or any(bare[k].startswith(t.replace(" ", "")) for t in titles or [])}
     return [f"page {k}: {len(text)} characters: {text!r}" for k, text in enumerate(texts, start=1)
-            if k > 1 and len(text) < LEAST]
+            if k > 1 and len(text) < LEAST and k not in ends]
+
+
+def chapter_titles(single_page: Path) -> list[str]:
+    """The chapters' titles as the single-page build gives them (each chapter's first heading), in order."""
+    import html
+
+    whole = single_page.read_text()
+    return [re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", "", title))).replace("#", "").strip()
+            for title in re.findall(r'<span id="document-[^"]+"></span><section[^>]*>\s*<h\d[^>]*>(.*?)</h\d>', whole,
+                                    re.S)]
 
 
 def headings(single_page: Path) -> set[str]:

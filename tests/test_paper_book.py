@@ -200,8 +200,8 @@ def test_the_pdf_is_a_document_the_abstract_once_no_web_control_no_nearly_empty_
     assert not printed_book.web_controls(printed)
     abstract = re.search(r"Abstract\. (.{60})", printed[0])[1]  # its opening words, on the title page
     assert sum(text.count(abstract) for text in printed) == 1
-    assert not printed_book.short_pages(printed)
     single_page = paths.ROOT / "_build" / "singlehtml" / "whole-book.html"
+    assert not printed_book.short_pages(printed, printed_book.chapter_titles(single_page))
     assert not printed_book.orphaned_headings(PDF, single_page)
     assert not printed_book.captions_apart(PDF, single_page)  # a figure's caption printed apart from it
 

@@ -22,7 +22,7 @@ def figure_deficiency(students: pd.DataFrame, found: dict, cfg, tokens: int):
     drawn = [(c, row) for c in [ROUTING, *cfg.corpora] if (row := second.shown(found, c)) is not None]
     columns = 2
     rows = max(1, -(-(len(drawn) + 1) // columns))  # one slot more, for the legend
-    fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 0.6 + 2.3 * rows), sharex=True, sharey=True,
+    fig, axes = plt.subplots(rows, columns, figsize=(figures.WIDTH, 0.6 + 2.5 * rows), sharex=True, sharey=True,
                              squeeze=False)
     for ax, (corpus, row) in zip(axes.flat, drawn, strict=False):
         own = second.selected(students[students["corpus"] == corpus], cfg, row["seed_list"], row["full width"], tokens)
@@ -39,7 +39,7 @@ def figure_deficiency(students: pd.DataFrame, found: dict, cfg, tokens: int):
         # a marker on the panel's top edge, so that a line at r* stays visible beside it
         ax.plot([row["r_hat"]], [0.93], marker="v", ms=9, color="C3", ls="none", transform=ax.get_xaxis_transform(),
                 label="r̂ (second declaration)")
-        ax.set_title(f"{corpus}: r̂ = {int(row['r_hat'])}, {int(row['seeds'])} seeds", fontsize="small")
+        ax.set_title(f"{corpus}\nr̂ = {int(row['r_hat'])}, {int(row['seeds'])} seeds")  # two lines: never overlapping
     for ax in axes.flat[len(drawn):]:
         ax.set_axis_off()
     for ax in axes[:, 0]:

@@ -219,7 +219,7 @@ def probe_table(found: dict, cfg) -> pd.DataFrame:
     return table
 
 
-THIRD_COLUMNS = ["corpus", "reading", "budget", "seeds", "r̂ at δ", "90 % interval", "r̂ at δ/2, 2δ", "width below r̂",
+THIRD_COLUMNS = ["corpus", "reading", "seeds", "r̂ at δ", "90 % interval", "r̂ at δ/2, 2δ", "width below r̂",
                  "width-16 gap at the budget (nats, bounds)", "width-16 gap projected to 2T (nats)"]
 
 
@@ -232,7 +232,7 @@ def third_readings(found: dict, cfg) -> pd.DataFrame:
         grid = list(row["grid"])
         at = grid.index(int(row["r_hat"]))
         mean, low, high = row["gap"][-1]
-        rows.append({"corpus": row["corpus"], "reading": row["reading"], "budget": f"{row['budget'] / 1e6:g}M",
+        rows.append({"corpus": row["corpus"], "reading": f"{row['reading']}, {row['budget'] / 1e6:g}M",
                      "seeds": ", ".join(map(str, row["seeds"])),
                      "r̂ at δ": f"≤ {int(row['r_hat'])}" if row["r_hat"] < cfg.widest and not row["exact"]
                      else f"{int(row['r_hat'])}",
@@ -241,7 +241,7 @@ def third_readings(found: dict, cfg) -> pd.DataFrame:
                      "width below r̂": f"{grid[at - 1]}: {row['states'][at - 1]}" if at else DASH,
                      "width-16 gap at the budget (nats, bounds)": f"{mean:.4f} ({low:.4f} to {high:.4f})",
                      "width-16 gap projected to 2T (nats)": row["projected"][-1]})
-    return pd.DataFrame(rows, columns=THIRD_COLUMNS).set_index(["corpus", "reading", "budget"])
+    return pd.DataFrame(rows, columns=THIRD_COLUMNS).set_index(["corpus", "reading"])
 
 
 def declarations(third_found: dict, second_found: dict, first: pd.DataFrame, cfg) -> pd.DataFrame:
