@@ -145,3 +145,7 @@ def test_every_row_names_its_claim_and_a_reference_shows_each_verdict_its_rows_g
     reference = page.claim_reference("ladder.B1", [verdicts.REPRODUCED, verdicts.REPRODUCED, verdicts.UNDECIDED])
     assert reference.count("sd-badge") == 2 and 'href="ledger.html#claim-ladder-b1"' in reference
     assert 'data-claim="ladder.B1"' in reference
+    assert '<span class="claim-label">B1:</span>' in reference  # beside another, a reference names its claim
+    assert page.claim_label("attention_native.deficiency_softmax_qk") == "deficiency, softmax"
+    assert page.claim_label("real_corpora.pearson") == "Pearson r"
+    assert page.claim_label("predictability.softmax_small") == "softmax, log inversion at r* = 1"  # no name twice

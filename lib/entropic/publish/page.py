@@ -43,15 +43,39 @@ def claim_anchor(claim: str) -> str:
     return "claim-" + re.sub(r"[^a-z0-9]+", "-", claim.lower())
 
 
+# What a reference calls its claim, so that two references side by side say which claim each judges: a claim's key in
+# words (its teacher, rung or spectrum included), where the key alone does not read as words.
+WORDS = {"linear_qk": "linear", "softmax_qk": "softmax", "r1": "at r = 1", "r2": "at r = 2", "at_r_star": "at r*",
+         "cv_seed": "seed CV", "mp_corrected": "MP-corrected rank", "data_only_rank": "data-only rank",
+         "v_known": "V known", "v_unknown": "V unknown", "power_law": "power law", "loss_rank": "loss and rank",
+         "progress": "fitting progress", "layers": "layer order", "layer_values": "layer ranges", "ffn": "FFN",
+         "measure_cv": "measures' CV", "predictor_cv": "predictor's CV", "pearson": "Pearson r",
+         "spearman": "Spearman ρ", "mixer_low": "mixer at r* = 1", "mixer_high": "mixer at r* = 8",
+         "no_exact": "no exact estimator", "softmax": "softmax", "knee": "knee", "energy": "energy rank",
+         "linear_numerical": "linear, numerical rank", "linear_mixer": "linear, mixer",
+         "softmax_numerical": "softmax, log inversion's numerical rank",
+         "softmax_small": "softmax, log inversion at r* = 1"}
+
+
+def claim_label(claim: str) -> str:
+    """The words a reference names its claim by (``WORDS``): ``attention_native.deficiency_linear_qk`` reads
+    "deficiency, linear", ``real_corpora.pearson`` "Pearson r"."""
+    names = re.compile("|".join(sorted(map(re.escape, WORDS), key=len, reverse=True)))  # the longest name first
+    key = names.sub(lambda m: f"\x00{WORDS[m[0]]}\x00", claim.split(".", 1)[1])
+    parts = [part.strip("_").replace("_", " ") for part in key.split("\x00")]
+    return ", ".join(part for part in parts if part).replace("excess, at", "excess at")
+
+
 def claim_reference(claim: str, verdicts_of: list[str]) -> str:
-    """A claim's reference in a sentence: the badge of each verdict its ledger rows give (one, or one per regime
-    where they differ), linking the claim's row in the ledger, marked ``claim-ref`` with the claim's name
-    (``data-claim``) so that the book's sentence check can read it. Raw HTML: the name is kept as it is (Markdown
-    would read the underscores of ``recovery_linear_qk``)."""
+    """A claim's reference in a sentence: the claim's name in words (``claim_label``), then the badge of each verdict
+    its ledger rows give (one, or one per regime where they differ), linking the claim's row in the ledger, marked
+    ``claim-ref`` with the claim's name (``data-claim``) so that the book's sentence check can read it. Raw HTML: the
+    name is kept as it is (Markdown would read the underscores of ``recovery_linear_qk``)."""
     badges = " ".join(f'<span class="sd-sphinx-override sd-badge sd-bg-{BADGES[v]} sd-bg-text-{BADGES[v]}">{v}</span>'
                       for v in dict.fromkeys(verdicts_of))
     return (f'<a class="claim-ref" data-claim="{claim}" href="ledger.html#{claim_anchor(claim)}" '
-            f'title="the claim {claim} in the ledger">{badges}</a>')
+            f'title="the claim {claim} in the ledger"><span class="claim-label">{claim_label(claim)}:</span> '
+            f'{badges}</a>')
 
 
 def glue_claims(rows) -> dict[str, str]:
