@@ -99,15 +99,18 @@ PREPRINT = r"""({front, CONTROLS, FOLDS, ARGUMENT, KEPT}) => {
   // provenance and the commands that rebuild it leave.
   const whole = chapter => {
     $$('details.provenance, div.provenance', chapter).forEach(e => e.remove());
-    $$('details', chapter).forEach(d => {
+    $$('details', chapter).reverse().forEach(d => {  // innermost first; a fold becomes a block with its title
       const summary = d.querySelector(':scope > summary');
       if (summary && /^(Re-run|Build the)/.test(summary.textContent.trim())) { d.remove(); return; }
-      d.open = true;
+      const block = document.createElement('div');
+      block.className = 'fold-whole';
       if (summary) {
         const title = document.createElement('p');
         title.className = 'fold-title'; title.innerHTML = summary.innerHTML;
-        summary.replaceWith(title);
+        summary.remove(); block.appendChild(title);
       }
+      block.append(...(d.querySelector(':scope > .sd-summary-content') || d).childNodes);
+      d.replaceWith(block);
     });
   };
   if (intro && !chapters.includes(intro)) gather(intro, 'the introduction', chapters);
