@@ -123,4 +123,5 @@ def test_the_printed_teaching_chapter_holds_the_whole_class_before_the_appendix(
                  "What remains open"):
         assert said in chapter, said
     assert chapter.count("What it shows") >= 6  # the exercises' solutions, printed in place
+    assert "Details Key formulas" not in chapter and "Details Questions" not in chapter  # a fold: its title alone
     assert "Download the slides" not in " ".join(pages)
