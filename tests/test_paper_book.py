@@ -149,8 +149,8 @@ def _first_open_main_mark_failed(html: str) -> str:
     ("build/sections/text_rank.html", _typed("These tables and the figures of this page reads 190 stored entries."),
      sentences.grammar, "a plural subject"),
     # the claim references of the real pages: a badge turned to another verdict, a claim said without its reference
-    ("build/sections/ladder.html", lambda html: re.sub(r'(data-claim="ladder\.B1"[^>]*><span[^>]*>)[^<]+',
-                                                       r"\1not reproduced", html, count=1),
+    ("build/sections/ladder.html", lambda html: re.sub(r'(data-claim="ladder\.B1".*?class="[^"]*sd-badge[^"]*">)[^<]+',
+                                                       r"\1not reproduced", html, count=1, flags=re.S),
      sentences.claim_references_contradicted, "the reference to 'ladder.B1' shows not reproduced"),
     ("build/sections/real_corpora.html", _typed("On our data the measured rank does not track corpus complexity."),
      sentences.claims_unreferenced, "negates a result"),

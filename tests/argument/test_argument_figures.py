@@ -22,7 +22,7 @@ def test_figures_label_every_artist_they_draw():
     assert len(labels(figure.axes[0])) == 4 and figure.get_figheight() == 3.0
     demo = teaching.break_demo(T=5, D=4, r_star=2, n=40, steps=20, fresh=50)
     assert sorted(labels(argument_figures.figure_rungs(demo).axes[-1])) == [
-        "bound: any token-symmetric predictor", "fresh inputs (population)", "training set"]
+        "bound (token-symmetric)", "fresh inputs", "training set"]
     assert [ax.get_title() for ax in argument_figures.figure_mixers(demo).axes] == [
         "$A^*$ (every $X$)", "$M(X_1)$ of B1c", "$M(X_2)$ of B1c"]
 

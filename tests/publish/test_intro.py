@@ -68,6 +68,19 @@ def test_the_abstract_counts_what_the_ledger_holds_and_names_what_holds_within_2
     assert "fail" not in everything_holds.split("Beyond")[0]
 
 
+def test_the_lessons_brief_clause_says_how_many_corpora_are_decided_and_which_verdict_cannot_be_earned():
+    assert intro.sweep_brief({}).endswith("declared and under way")
+    waiting = intro.sweep_brief(FOUND)  # both gates not computed yet: no gate said shut
+    assert waiting == ("whether real text's attention-native rank is low; the capacity sweep decides 0 of 6 corpora "
+                       "at 15.36M tokens so far")
+    shut = {**FOUND["sweep"], "supported_shut": "calibration: a generator of known rank 32 learned to within δ is "
+                                                "read below 32", "contradicted_shut": ""}
+    assert intro.sweep_brief({"sweep": shut}).endswith("so far, and its calibration cannot earn 'low rank' there")
+    decided = intro.sweep_brief({"sweep": {**shut, "decided": 2, "contradicted": 2}})
+    assert "decides 2 of 6 corpora at 15.36M tokens so far (0 low-rank, 2 not), and" in decided
+    assert len(decided.split()) <= intro.SENTENCE_WORDS
+
+
 def test_each_finding_quotes_every_open_claim_with_its_verdict_links_its_evidence_and_stays_short():
     claims = _ledger({"ladder": [R, H], "real_corpora": [S, F]})
     found = intro.findings(claims, FOUND)

@@ -18,14 +18,16 @@ from ..report.figures import SMALL, WIDTH, fit_columns
 from ..report.numbers import number
 
 
-def _legend_below(ax, ncol: int = 2) -> None:
+def _legend_below(ax, ncol: int | None = None) -> None:
     """The legend centred under the axes, below its tick labels and x label: anchored at the axes' bottom edge
     and moved down by their height in points (a fixed fraction of the axes would land on the x label of a
-    short axes, and move when the layout resizes the axes)."""
+    short axes, and move when the layout resizes the axes). In one row where it fits the figure's width
+    (``ncol``: at most that many columns), else in as few rows as fit."""
     fig = ax.figure
     renderer = fig.canvas.get_renderer()
     below = (ax.get_window_extent(renderer).y0 - ax.get_tightbbox(renderer).y0) * 72 / fig.dpi + 4
     anchor = transforms.offset_copy(ax.transAxes, fig=fig, y=-below, units="points")
+    ncol = ncol or len(ax.get_legend_handles_labels()[0])
     fit_columns(fig, lambda n: ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=anchor,
                                          ncol=n, frameon=False), ncol)
 
@@ -110,14 +112,14 @@ def figure_rungs(demo: dict, height: float = 3.4, width: float = WIDTH, labels: 
     table = demo["excess"]
     y, bar = np.arange(len(table)), 0.38
     ax.barh(y - bar / 2, table["train"], bar, color="C0", label="training set")
-    ax.barh(y + bar / 2, table["population"], bar, color="C1", label="fresh inputs (population)")
+    ax.barh(y + bar / 2, table["population"], bar, color="C1", label="fresh inputs")
     tiny = 0.01 * float(table["population"].max())  # a bar this short reads as 0; one label says so
     for column, offset in (("train", -bar / 2), ("population", bar / 2)):
         for k, value in enumerate(table[column]):  # right of the bar, or of 0 for a bar of negative length
             if abs(value) >= tiny or column == "population":
                 ax.annotate(number(value) if abs(value) >= tiny else "≈ 0", (max(value, 0.0), k + offset),
                             xytext=(3, 0), textcoords="offset points", va="center", fontsize=SMALL)
-    ax.axvline(demo["floor"], color="C3", ls="--", lw=1.5, label="bound: any token-symmetric predictor")
+    ax.axvline(demo["floor"], color="C3", ls="--", lw=1.5, label="bound (token-symmetric)")
     ax.set_yticks(y, list(table[labels]))
     ax.invert_yaxis()
     ax.set(xlabel=r"excess at rank $r^*$  ($L - \sigma^2 T d$)", xlim=(0, 1.15 * float(table["population"].max())))

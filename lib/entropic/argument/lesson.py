@@ -46,17 +46,20 @@ def write_materials(folder: Path, figures: dict, values: dict, source: Path | No
 
 def links(materials: dict, page_folder: Path) -> str:
     """MyST for the chapter: download links to the slides and the handout, relative to the folder of the page
-    (``page_folder``, like the materials under ``paths.BUILD``), or why the handout is missing."""
+    (``page_folder``, like the materials under ``paths.BUILD``), or why the handout is missing, and the command
+    that writes them again."""
     up = Path(*[".."] * len(page_folder.relative_to(paths.BUILD).parts))
 
     def relative(path: Path) -> str:
         return (up / path.relative_to(paths.BUILD)).as_posix()
 
     slides = (f"{{download}}`the slides <{relative(materials['slides'])}>` ({materials['slide_count']} reveal.js "
-              f"slides in one HTML file that opens offline)")
+              f"slides, one HTML file, offline)")
+    again = "`make slides` writes both again"
     if materials["handout"] is None:
-        return f"Download {slides}; the one-page handout is not printed on this machine: {materials['missing']}."
-    return f"Download {slides} and {{download}}`the one-page handout <{relative(materials['handout'])}>` (PDF)."
+        return (f"Download {slides}; the one-page handout is not printed on this machine: {materials['missing']}. "
+                f"{again[:1].upper()}{again[1:]}.")
+    return f"Download {slides} and {{download}}`the one-page handout <{relative(materials['handout'])}>` (PDF); {again}."
 
 
 def main(argv: list[str] | None = None) -> int:

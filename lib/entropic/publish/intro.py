@@ -212,6 +212,21 @@ def sweep_clause(found: dict, detail: bool = False) -> str:
     return text
 
 
+def sweep_brief(found: dict) -> str:
+    """The open question and where the sweep stands, in one clause short enough for a lesson's summary: how many
+    corpora it decides and which way, and which verdict its calibration cannot earn (``sweep_clause`` says why)."""
+    question = "whether real text's attention-native rank is low"
+    if "sweep" not in found:
+        return f"{question}; a capacity sweep to decide it is declared and under way"
+    sweep = found["sweep"]
+    text = (f"{question}; the capacity sweep decides {sweep['decided']} of {sweep['corpora']} corpora at "
+            f"{sweep['budget'] / 1e6:g}M tokens so far"
+            + (f" ({sweep['supported']} low-rank, {sweep['contradicted']} not)" if sweep["decided"] else ""))
+    shut = [f"'{word}'" for key, word in (("supported_shut", "low rank"), ("contradicted_shut", "full rank"))
+            if sweep[key] and not sweep[key].endswith("not computed yet")]
+    return text + (f", and its calibration cannot earn {' or '.join(shut)} there" if shut else "")
+
+
 def _where(where: str) -> str:
     """Where the paper says a claim, without nested brackets: "App. B.3 (iii)" becomes "App. B.3 iii"."""
     return re.sub(r"\((\w+)\)", r"\1", where)
