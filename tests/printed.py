@@ -4,6 +4,7 @@ headings, from the single page it was printed from. ``test_pdf`` runs these on t
 
 - ``web_controls``: a web page's control or a sentence about clicking, printed ("Hide the figure", "click");
 - ``short_pages``: a page under ``LEAST`` characters, the title page excepted (a line or two that spilled over);
+- ``thin_pages``: a page filled less than ``THIRD`` of its height, unless it ends a chapter;
 - ``orphaned_headings``: a heading that is the last thing on its page (what it heads starts on the next);
 - ``captions_apart``: a figure's caption at the head of a page (its figure, above it, on the page before);
 - ``appendix_start``: the page the evidence appendix starts on;
@@ -23,6 +24,7 @@ WEB_WORDS = re.compile(r"\b(?:Hide|Show) (?:the |code|cell|output|recovery)|\bcl
                        r"|whole book as one PDF|Download the slides|Shown: profile")
 APPENDIX = "Appendix: the evidence"
 FOOTER_PT = 30  # the page number stands below this height (points from the page's foot); the text above it
+THIRD = 1 / 3  # of a page's height above its footer: a page filled less, not ending a chapter, is a page half blank
 
 
 def _words(text: str) -> str:
@@ -59,14 +61,46 @@ def web_controls(texts: list[str]) -> list[str]:
             for m in WEB_WORDS.finditer(text)]
 
 
+def chapter_ends(texts: list[str], titles: list[str] | None = None) -> set[int]:
+    """The pages (from 1) that end a chapter: the next page opens with one of the chapters' ``titles``, or it is the
+    last."""
+    bare = [re.sub(r"^(\[[^\]]+\] )*", "", text).replace(" ", "") for text in texts]  # less a bibliography's labels
+    return {k for k in range(1, len(texts) + 1)
+            if k == len(texts) or any(bare[k].startswith(t.replace(" ", "")) for t in titles or [])}
+
+
 def short_pages(texts: list[str], titles: list[str] | None = None) -> list[str]:
     """Pages (the title page excepted) with less than ``LEAST`` characters, their footer's page number included; a page
-    that ends a chapter (the next page opens with one of the chapters' ``titles``, or it is the last) is not one."""
-    bare = [re.sub(r"^(\[[^\]]+\] )*", "", text).replace(" ", "") for text in texts]  # less a bibliography's labels
-    ends = {k for k in range(1, len(texts) + 1)
-            if k == len(texts) or any(bare[k].startswith(t.replace(" ", "")) for t in titles or [])}
+    that ends a chapter (``chapter_ends``) is not one."""
+    ends = chapter_ends(texts, titles)
     return [f"page {k}: {len(text)} characters: {text!r}" for k, text in enumerate(texts, start=1)
             if k > 1 and len(text) < LEAST and k not in ends]
+
+
+def filled(pdf: Path) -> list[float]:
+    """How far down each page its content reaches: from the top of the page to its lowest line of text above the
+    footer, as a share of the height above the footer (a figure's caption stands below it, so a figure counts)."""
+    from pypdf import PdfReader
+
+    shares = []
+    for page in PdfReader(pdf).pages:
+        lines = []
+
+        def visit(text, cm, tm, font, size, lines=lines):
+            if text.strip() and (y := cm[5] + tm[5] * cm[3]) > FOOTER_PT:
+                lines.append(y)
+
+        page.extract_text(visitor_text=visit)
+        top = float(page.mediabox.top)
+        shares.append((top - min(lines)) / (top - FOOTER_PT) if lines else 0.0)
+    return shares
+
+
+def thin_pages(pdf: Path, titles: list[str]) -> list[str]:
+    """Pages (the title page excepted) filled less than ``THIRD`` of their height (``filled``) that end no chapter."""
+    ends = chapter_ends(page_texts(pdf), titles)
+    return [f"page {k}: filled to {share:.0%} of its height" for k, share in enumerate(filled(pdf), start=1)
+            if k > 1 and share < THIRD and k not in ends]
 
 
 def chapter_titles(single_page: Path) -> list[str]:

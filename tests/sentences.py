@@ -11,7 +11,13 @@ result takes it from the data, so typed prose may not state one:
   table or a section of the paper named), the paper's quoted words aside; no number of a result typed by hand: a
   decimal, a range, a duration or a factor that the paper's text does not hold (the paper's own numbers may be
   quoted; a share in whole percent is a setting or a level, a numbered label is a name, and the bibliography's
-  pages are the sources').
+  pages are the sources'). On the pages whose results are written from the data (``RESULT_PAGES``: the evidence
+  pages, the intro, the teaching chapter) the prose and headings typed by hand hold no direction of a result, with a
+  pointer or without; no result in other words (a comparison with the paper, "agrees with", "falls short", "on our
+  data", "we find", a sign, a count, a negated result); and a claim's reference licenses a direction only where the
+  sentence says it as the paper's ("the paper reports that …"), never as ours. A question ("whether the claim
+  holds"), the legend of a badge or a mark, the interpretation's title and the paper's own title say no result. On
+  the capacity sweep's page and in the intro an integer typed outside a label is a count or a rank typed by hand.
 * ``marks_contradicted``: App. B's specification table gives every claim, under the main reading, the mark its
   verdict in the main table means (✓ holds, ✗ fails, ○ not decided).
 * ``abstract_contradicted``: the abstract's counts of verdicts, and the side of App. B on which its failures lie,
@@ -166,21 +172,65 @@ def typed_blocks(path: Path) -> list[tuple[str, bool, str]]:
     return out
 
 
+# The pages whose results are written from the data (``typed_results``' stricter half): the evidence pages, the intro
+# and the teaching chapter. There the prose and headings typed by hand hold no direction of a result, pointer or
+# none, and no result in other words (a comparison with the paper, a verb of agreement, a count, a negated result):
+# the paper's claim beside its reference is said as the paper's ("the paper reports that …"). A figure's or a
+# table's caption there describes what it shows, and is read by the rest of the check.
+RESULT_PAGES = (*(name for name in EVIDENCE_PAGES if name != "ledger"), "intro", "teaching")
+COMPARED = re.compile(r"\b(agree(?:s|d)? with|disagree(?:s|d)?|depart(?:s|ed)? from|differs? from|diverges? from|"
+                      r"falls? short|(?:above|below|under|over|higher than|lower than|more than|less than|"
+                      r"fewer than) (?:the paper|what the paper)|on our data|in our runs|we (?:find|found|observe|"
+                      r"observed|measure|measured|see|saw)|(?:the )?(?:opposite|same) sign|(?:positively|negatively) "
+                      r"(?:correlated|related))\b", re.IGNORECASE)
+# The paper's own claim, said as the paper's: a direction there is the claim the reference beside it judges.
+ATTRIBUTED = re.compile(r"\b(?:the paper|App\. B|§\s?\d)(?:'s|’s)? (?:\w+ )?(?:reports?|claims?|finds|says|states|"
+                        r"argues|diagnosis|expects?|predicts?)\b", re.IGNORECASE)
+# Words that say no result: a question ("whether the claim holds"), the legend of a badge or a mark (": the claim
+# holds and …", "✓ the claim holds under it"), the title every evidence page gives its interpretation, and the
+# paper's own title.
+QUESTION = re.compile(r"\bwhether\b[^.;:]*$", re.IGNORECASE)
+LEGEND = re.compile(r"(?:^\s*:|[✓✗○][^.;✓✗○]{0,25}$)")
+TITLES = ("What holds and what differs", "Why Static Rank Fails and Attention-Native Rank Recovers")
+# On the capacity sweep's page and in the intro a count or a rank is the data's: an integer typed there, outside a
+# label (Table R10.1, §7), is a result typed by hand.
+INTEGER_PAGES = ("text_rank", "intro")
+INTEGER = re.compile(r"(?<![\w.,$−-])\d+(?:,\d{3})*(?![\w.,]?\d)")
+
+
+def _said(pattern: re.Pattern, text: str) -> re.Match | None:
+    """The first match of ``pattern`` in ``text`` that says something (``QUESTION``, ``LEGEND`` aside)."""
+    return next((m for m in pattern.finditer(text)
+                 if not QUESTION.search(text[:m.start()]) and not LEGEND.search(text[:m.start()])), None)
+
+
 def typed_results(folder: Path) -> list[str]:
     """Verdicts, directions of a result and numbers of a result in the prose typed by hand (module docstring)."""
     paper = _paper_text()
     problems = []
     for path in _pages(folder):
         name = str(path.relative_to(folder))
+        strict = path.stem if path.stem in RESULT_PAGES else None
         for sentence, evidence, kind in typed_blocks(path):
             said = f"{name}: {sentence[:160]!r}"
             if found := VERDICT.search(sentence):
                 problems.append(f"a verdict typed by hand ({found[0]!r}) in {said}")
             ours = QUOTED.sub(" ", sentence)
-            # a sentence that carries a claim's reference states the paper's claim, its verdict beside it
-            if REFERENCE not in sentence and ((found := PARTIAL.search(ours))
-                                              or (evidence and (found := DIRECTION.search(ours)))):
+            for title in TITLES:
+                ours = ours.replace(title, " ")
+            read = strict and kind != "caption"
+            # elsewhere a sentence that carries a claim's reference states the paper's claim, its verdict beside it;
+            # on a result page it says the claim as the paper's
+            licensed = REFERENCE in sentence and (not read or ATTRIBUTED.search(ours))
+            if not licensed and ((found := PARTIAL.search(ours))
+                                 or ((evidence or read) and (found := _said(DIRECTION, ours)))):
                 problems.append(f"a result's direction typed by hand ({found[0]!r}) in {said}")
+            elif read and not licensed and any(found := _said(pattern, ours) for pattern in (
+                    COMPARED, OTHER_WORDS, NEGATED_RESULT, COUNT)):
+                problems.append(f"a result typed by hand in other words ({found[0]!r}) in {said}")
+            if read and strict in INTEGER_PAGES:
+                problems += [f"a count or a rank typed by hand ({match[0]!r}) in {said}"
+                             for match in INTEGER.finditer(ours) if not LABELS.search(ours[:match.start()])]
             for match in NUMBER.finditer(sentence if kind != "caption" else ""):  # a caption's numbers: its code's
                 if LABELS.search(sentence[:match.start()]):
                     continue

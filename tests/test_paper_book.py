@@ -202,6 +202,7 @@ def test_the_pdf_is_a_document_the_abstract_once_no_web_control_no_nearly_empty_
     assert sum(text.count(abstract) for text in printed) == 1
     single_page = paths.ROOT / "_build" / "singlehtml" / "whole-book.html"
     assert not printed_book.short_pages(printed, printed_book.chapter_titles(single_page))
+    assert not printed_book.thin_pages(PDF, printed_book.chapter_titles(single_page))  # none under a third full
     assert not printed_book.orphaned_headings(PDF, single_page)
     assert not printed_book.captions_apart(PDF, single_page)  # a figure's caption printed apart from it
 

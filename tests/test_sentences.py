@@ -194,7 +194,7 @@ CLAIMS_LEDGER = ("<table><thead><tr><th>verdict, decided in</th><th>paper says</
 ON_A_CLAIM = {  # the same sentences, each with its claim's reference: they pass
     "build/sections/ladder.html": "<p>The paper's diagnosis (§5, Table 2): the bound of §4 does not transfer to "
                                   f"attention {_reference('ladder.B1', 'reproduced')}.</p>",
-    "build/sections/attention_native.html": "<p>Recovery holds for the softmax teacher "
+    "build/sections/attention_native.html": "<p>The paper reports that recovery holds for the softmax teacher "
                                             + _reference("attention_native.recovery_softmax_qk",
                                                          "claim holds, value differs", "reproduced") + ".</p>",
     "build/sections/ledger.html": CLAIMS_LEDGER,
@@ -253,3 +253,61 @@ def test_a_claim_said_without_its_reference_or_with_another_verdict_is_caught(tm
     book = _book(tmp_path, {**ON_A_CLAIM, name: ON_A_CLAIM.get(name, "") + typed})
     problems = getattr(sentences, check)(book)
     assert any(found in p for p in problems), problems
+
+
+# On the pages whose results are written from the data (sentences.RESULT_PAGES), the cases a review found passing:
+# a correct reference beside a sentence that says the opposite, a comparison or a direction in a verb the check did
+# not list, a count or a rank typed as digits on the capacity sweep's page, an admonition's unlisted verb, a direction
+# in the intro with no pointer.
+B1 = _reference("ladder.B1", "reproduced")
+
+
+@pytest.mark.parametrize("name, typed, found", [
+    ("build/sections/ablation.html", f"<p>On this spectrum recovery tracks the teacher's rank {B1}.</p>",
+     "a result's direction typed by hand ('tracks')"),
+    ("build/sections/ladder.html", f"<p>The fixed operator does not transfer to attention {B1}.</p>",
+     "a result typed by hand in other words ('does not transfer')"),
+    ("build/sections/surrogate.html", "<p>Our estimate agrees with the paper's value.</p>",
+     "a result typed by hand in other words ('agrees with')"),
+    ("build/sections/attention_native.html", "<p>The seed spread falls short of the paper's threshold.</p>",
+     "a result typed by hand in other words ('falls short')"),
+    ("build/sections/predictability.html", "<p>The slope departs from the paper's by a factor.</p>",
+     "a result typed by hand in other words ('departs from')"),
+    ("build/sections/teaching.html", "<p>Softmax students land above the paper's floor.</p>",
+     "a result typed by hand in other words ('above the paper')"),
+    ("build/sections/frontier.html", "<p>Both correlations have the same sign as the paper's.</p>",
+     "a result typed by hand in other words ('the same sign')"),
+    ("build/sections/text_rank.html", "<p>The sweep reads english at width 16 of the grid.</p>",
+     "a count or a rank typed by hand ('16')"),
+    ("build/sections/text_rank.html", "<p>The amended rule reads json as full rank, 32.</p>",
+     "a count or a rank typed by hand ('32')"),
+    ("build/sections/real_corpora.html", "<div class='admonition note'><p class='admonition-title'>Note</p><p>We "
+                                         "find the opposite sign on two corpora.</p></div>",
+     "a result typed by hand in other words ('We find')"),
+    ("build/sections/intro.html", "<p>Attention-native rank tracks the teacher's rank.</p>",
+     "a result's direction typed by hand ('tracks')"),
+    ("build/sections/intro.html", "<p>Three corpora are read below 32 at the budget.</p>",
+     "a count or a rank typed by hand ('32')"),
+    ("build/sections/real_corpora.html", "<p>The measured rank is negatively correlated with complexity.</p>",
+     "a result's direction typed by hand ('correlated')"),
+])
+def test_a_result_typed_on_a_result_page_is_caught_with_its_reference_or_without_a_pointer(tmp_path, name, typed,
+                                                                                            found):
+    problems = sentences.typed_results(_book(tmp_path, {name: typed}))
+    assert any(found in p and name in p for p in problems), problems
+    generated = _book(tmp_path / "generated", {name: f"<p>{_generated(typed[3:-4])}</p>"} if typed.startswith("<p>")
+                      else {})
+    assert sentences.typed_results(generated) == []  # the same words, written by the data, pass
+
+
+def test_on_a_result_page_the_papers_claim_a_question_a_legend_and_the_interpretations_title_are_no_result(tmp_path):
+    pages = {"build/sections/ablation.html": f"<p>The paper states that recovery tracks the energy rank {B1}.</p>"
+                                             "<h2>What holds and what differs</h2>"
+                                             "<p>A reading gives each claim a mark: ✓ the claim holds under it, ✗ it "
+                                             "fails.</p>",
+             "build/sections/intro.html": "<p>Whether the paper's claim holds on our data is decided by one rule.</p>"
+                                          "<ul><li><span class='sd-badge'>reproduced</span>: the claim holds and our "
+                                          "value agrees with the paper's;</li></ul>"}
+    assert sentences.typed_results(_book(tmp_path, pages)) == []
+    unattributed = {"build/sections/ablation.html": f"<p>Recovery tracks the energy rank {B1}.</p>"}
+    assert sentences.typed_results(_book(tmp_path / "plain", unattributed))  # the claim said as ours

@@ -252,3 +252,32 @@ def test_the_chapter_reads_as_a_notebook_that_imports_and_calls_and_never_define
     notebook = jupytext.read(paths.notebook_source("teaching"))
     code = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
     assert code and not [c for c in code if re.search(r"^\s*(def|class)\b", c, re.M)]
+
+
+def _lesson_page(folder, parts: dict) -> None:
+    """Every text the slides and the handout show (the lesson's parts, its values pasted in spans marked as the data's,
+    its formulas marked as the slides and the handout mark theirs) as one page of the teaching chapter, where the
+    book's sentence check reads it."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune as html
+
+    texts = [parts[name] for name in ("title", "goals", "path", "summary", "discussion", "formulas")]
+    texts += [text for block in parts["blocks"]
+              for text in (block["title"], block["takeaway"], *(e["title"] + ". " + e["prompt"]
+                                                               for e in block["exercises"]))]
+    page = folder / "build" / "sections" / "teaching.html"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    shown = "".join(slides.marked_math(html(lesson_text.plain(text, VALUES, mark=True))) for text in texts)
+    page.write_text(f"<html><body><article>{shown}</article></body></html>")  # formulas marked as the slides mark them
+
+
+def test_the_slides_and_the_handout_state_no_result_typed_by_hand(tmp_path):
+    import sentences
+
+    parts = lesson_text.lesson_parts(CHAPTER)
+    _lesson_page(tmp_path, parts)
+    assert sentences.typed_results(tmp_path) == []
+    block = parts["blocks"][0]
+    doctored = {**parts, "blocks": [{**block, "takeaway": block["takeaway"] + " Softmax students fall short of the "
+                                                                             "floor."}, *parts["blocks"][1:]]}
+    _lesson_page(tmp_path / "doctored", doctored)
+    assert any("falls short" in p or "fall short" in p for p in sentences.typed_results(tmp_path / "doctored"))

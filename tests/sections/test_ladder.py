@@ -25,3 +25,12 @@ def test_the_reading_of_b3_and_the_break_follow_the_data(tiny):
     facts = registry.module("ladder").facts(tiny)
     assert facts["b3_direction"] in facts["b3_text"] or "below it as well" in facts["b3_text"]
     assert "fails" not in facts["conclusion"]  # the rungs' words are never a verdict's
+
+
+def test_the_rungs_place_beside_the_bound_is_said_in_the_words_their_excesses_decide():
+    from entropic.sections.ladder import beside_bound
+
+    assert beside_bound(0.5, 7.0) == "exceed the bound by 0.5 to 7"
+    assert beside_bound(-2.0, -0.25) == "fall below the bound by 0.25 to 2"
+    assert beside_bound(-1.0, 3.0) == "range from 1 below the bound to 3 above it"
+

@@ -59,7 +59,8 @@ def links(materials: dict, page_folder: Path) -> str:
     if materials["handout"] is None:
         return (f"Download {slides}; the one-page handout is not printed on this machine: {materials['missing']}. "
                 f"{again[:1].upper()}{again[1:]}.")
-    return f"Download {slides} and {{download}}`the one-page handout <{relative(materials['handout'])}>` (PDF); {again}."
+    handout = f"{{download}}`the one-page handout <{relative(materials['handout'])}>`"
+    return f"Download {slides} and {handout} (PDF); {again}."
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,10 +27,12 @@ TAKEAWAY = re.compile(r"^\*\*Take-away\.\*\* (.+?)(?:\n\n|\Z)", re.M | re.S)
 CODE = re.compile(r"^```\{code-cell\}.*?^```$", re.M | re.S)
 
 
-def plain(text: str, values: dict) -> str:
+def plain(text: str, values: dict, mark: bool = False) -> str:
     """MyST ``text`` as plain Markdown: ``{glue:md}`name:myst``` becomes ``values[name]`` (a number as the book
-    writes numbers), ``{ref}``/``{doc}``/``{numref}`` with an explicit text keep that text. Any other role, or a
-    glued name without a value, raises ``ValueError``: a slide could not show it."""
+    writes numbers; with ``mark``, in a ``generated`` span, as the book marks what its data write, so that the book's
+    sentence check can tell the lesson's typed words from its pasted ones), ``{ref}``/``{doc}``/``{numref}`` with
+    an explicit text keep that text. Any other role, or a glued name without a value, raises ``ValueError``: a slide
+    could not show it."""
 
     def one(match: re.Match) -> str:
         role, content = match["role"], match["content"]
@@ -39,7 +41,8 @@ def plain(text: str, values: dict) -> str:
             if name not in values:
                 raise ValueError(f"the lesson's text pastes {name!r}, which the page did not pass")
             value = values[name]
-            return value if isinstance(value, str) else number(value)
+            value = value if isinstance(value, str) else number(value)
+            return f'<span class="generated">{value}</span>' if mark else value
         text = re.fullmatch(r"(?s)(.+?)\s*<[^<>]+>", content)
         if role in ("ref", "doc", "numref") and text:
             return text[1]

@@ -41,6 +41,7 @@ CLAIMS = {
     "deficiency_softmax_qk": Claim("∼2.5 at r = r*−1", 2.5, "§6, Table 3 caption"),
 }
 TEACHER_WORDS = {"linear_qk": "linear", "softmax_qk": "softmax"}
+CLEAN_CV = 0.10  # §6: the threshold of a clean signal, two orders of magnitude above the CV_seed ≤ 0.003 it states
 # Table 3 states these for both teachers: each teacher's is a claim of its own (its place names the teacher), so
 # the two can earn different verdicts.
 CLAIMS |= {f"{key}_{teacher}": Claim(says, value, f"{where}, {TEACHER_WORDS[teacher]} teacher")
@@ -270,7 +271,17 @@ def facts(results) -> dict:
         "unstable_by_teacher": ", ".join(f"{int((unstable['teacher'] == t).sum())} with the {WORDS[t]} teacher"
                                          for t in dict.fromkeys(results["recovery"]["teacher"])),
     }
-    return out | _trace_facts(results, out)
+    return out | _trace_facts(results, out) | {"cv_sentence": cv_sentence(out["cv_max"])}
+
+
+def cv_sentence(cv: float) -> str:
+    """Where the largest seed CV lies against the paper's two numbers, in words the value decides."""
+    def side(limit: float) -> str:
+        return "below" if cv < limit else "above" if cv > limit else "at"
+
+    stated = CLAIMS["cv_seed_linear_qk"].value
+    return (f"The largest $\\mathrm{{CV}}_\\mathrm{{seed}}$ is {number(cv, 3)}, {side(CLEAN_CV)} the paper's threshold "
+            f"of {CLEAN_CV:.2f} for a clean signal and {side(stated)} its stated {number(stated, 3)}.")
 
 
 WORDS = TEACHER_WORDS

@@ -178,8 +178,18 @@ def population_summary(results) -> tuple[pd.DataFrame, dict]:
              "gap_max": float((own["population_excess"] - own["train_excess"]).abs().max()),
              "spread": float(own["population_excess"].max() - own["population_excess"].min()),
              "floor_min": float(floors.min()), "floor_max": float(floors.max()), "tasks": len(floors),
-             "paper_text": paper_text + "."}
+             "paper_text": paper_text + ".", "beside_bound": beside_bound(float(above.min()), float(above.max()))}
     return table, facts
+
+
+def beside_bound(low: float, high: float) -> str:
+    """Where the rungs' population excesses lie against the bound, given the least and the largest excess over it,
+    in words those values decide: "exceed the bound by 0.5 to 7", "fall below the bound by …", or the range across."""
+    if low > 0:
+        return f"exceed the bound by {number(low)} to {number(high)}"
+    if high < 0:
+        return f"fall below the bound by {number(-high)} to {number(-low)}"
+    return f"range from {number(-low)} below the bound to {number(high)} above it"
 
 
 def noise_floor(results) -> float:
