@@ -19,7 +19,7 @@ import printed as printed_book
 import reader
 import sentences
 from entropic import paths
-from entropic.publish import site
+from entropic.publish import page, site
 from test_browser import FLAGS, chromium, pages
 
 pytestmark = [pytest.mark.integration,
@@ -148,6 +148,17 @@ def _first_open_main_mark_failed(html: str) -> str:
      "calls every parameter the paper's"),
     ("build/sections/text_rank.html", _typed("These tables and the figures of this page reads 190 stored entries."),
      sentences.grammar, "a plural subject"),
+    # results typed on the pages whose results are the data's: a rank on the sweep's page, a direction in the intro
+    # with no pointer, a claim said as ours beside its correct reference, a comparison in a verb of its own
+    ("build/sections/text_rank.html", _typed("The amended rule reads json at width 16."), sentences.typed_results,
+     "a count or a rank typed by hand ('16')"),
+    ("build/sections/intro.html", _typed("Attention-native rank tracks the teacher's rank."), sentences.typed_results,
+     "a result's direction typed by hand ('tracks')"),
+    ("build/sections/ablation.html", _typed("The paper states that on our spectra recovery fails "
+                                            + page.claim_reference("ablation.flat", ["reproduced"]) + "."),
+     sentences.typed_results, "a result's direction typed by hand ('fails')"),
+    ("build/sections/surrogate.html", _typed("Our deficits agree with the paper's."), sentences.typed_results,
+     "a result typed by hand in other words ('agree with')"),
     # the claim references of the real pages: a badge turned to another verdict, a claim said without its reference
     ("build/sections/ladder.html", lambda html: re.sub(r'(data-claim="ladder\.B1".*?class="[^"]*sd-badge[^"]*">)[^<]+',
                                                        r"\1not reproduced", html, count=1, flags=re.S),

@@ -311,3 +311,5 @@ def test_on_a_result_page_the_papers_claim_a_question_a_legend_and_the_interpret
     assert sentences.typed_results(_book(tmp_path, pages)) == []
     unattributed = {"build/sections/ablation.html": f"<p>Recovery tracks the energy rank {B1}.</p>"}
     assert sentences.typed_results(_book(tmp_path / "plain", unattributed))  # the claim said as ours
+    ours = {"build/sections/ablation.html": f"<p>The paper states that on our spectra recovery fails {B1}.</p>"}
+    assert sentences.typed_results(_book(tmp_path / "ours", ours))  # ours, beside the paper's name
