@@ -80,20 +80,19 @@ def short_pages(texts: list[str], titles: list[str] | None = None) -> list[str]:
 def filled(pdf: Path) -> list[float]:
     """How far down each page its content reaches: from the top of the page to its lowest line of text above the
     footer, as a share of the height above the footer (a figure's caption stands below it, so a figure counts)."""
+    return list(_filled(pdf, _stamp(pdf)))
+
+
+@functools.lru_cache(maxsize=4)
+def _filled(pdf: Path, stamp: tuple[int, int]) -> tuple[float, ...]:
     from pypdf import PdfReader
 
     shares = []
     for page in PdfReader(pdf).pages:
-        lines = []
-
-        def visit(text, cm, tm, font, size, lines=lines):
-            if text.strip() and (y := cm[5] + tm[5] * cm[3]) > FOOTER_PT:
-                lines.append(y)
-
-        page.extract_text(visitor_text=visit)
+        lowest = min((y for y, _ in _lines(page)), default=None)
         top = float(page.mediabox.top)
-        shares.append((top - min(lines)) / (top - FOOTER_PT) if lines else 0.0)
-    return shares
+        shares.append(0.0 if lowest is None else (top - lowest) / (top - FOOTER_PT))
+    return tuple(shares)
 
 
 def thin_pages(pdf: Path, titles: list[str]) -> list[str]:
@@ -124,16 +123,21 @@ def headings(single_page: Path) -> set[str]:
     return {h.replace(" ", "") for h in found if len(h) > 3}
 
 
-def _text_top_to_bottom(page) -> str:
-    """A page's text in reading order from its top to its foot (figures' text included), without its footer."""
+def _lines(page) -> list[tuple[float, str]]:
+    """A page's pieces of text above its footer, each with its height on the page (points from the foot)."""
     pieces = []
 
     def visit(text, cm, tm, font, size):
-        if text.strip():
-            pieces.append((cm[5] + tm[5] * cm[3], text))
+        if text.strip() and (y := cm[5] + tm[5] * cm[3]) > FOOTER_PT:
+            pieces.append((y, text))
 
     page.extract_text(visitor_text=visit)
-    return _words("".join(text for y, text in sorted(pieces, key=lambda p: -p[0]) if y > FOOTER_PT))
+    return pieces
+
+
+def _text_top_to_bottom(page) -> str:
+    """A page's text in reading order from its top to its foot (figures' text included), without its footer."""
+    return _words("".join(text for _, text in sorted(_lines(page), key=lambda p: -p[0])))
 
 
 def orphaned_headings(pdf: Path, single_page: Path) -> list[str]:

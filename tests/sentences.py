@@ -402,8 +402,9 @@ def grammar(folder: Path) -> list[str]:
 
 # --- claims: a sentence on a claim carries its reference --------------------------------------------------------------
 
-CLAIM_PAGES = ("surrogate", "ladder", "attention_native", "predictability", "ablation", "real_corpora", "frontier",
-               "intro", "teaching")  # the pages whose sentences speak of the paper's claims (the ledger's)
+# the pages whose sentences speak of the paper's claims (the ledger's): the result pages but the capacity sweep's, whose
+# outcomes are this book's hypotheses
+CLAIM_PAGES = tuple(name for name in RESULT_PAGES if name != "text_rank")
 # Where the paper makes a claim (the ledger's "where" column: §4–§7, Tables 1–5, App. B, C.1 and D) ...
 LOCATION = re.compile(r"§\s?[4-7]\b|\bTables? [1-5]\b|\bApp(?:\.|endix) (?:B|D|C\.1)\b")
 # ... unless the sentence names the place for its setting: "the §4 task", "the Table 4 softmax grid", "§5 sizes".

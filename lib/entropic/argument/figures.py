@@ -62,7 +62,7 @@ def figure_eckart_young(demo: pd.DataFrame, height: float = 4.0, width: float = 
     ax.plot(demo["r"], demo["truncation"], "o", color="C0", ms=7, label="truncated SVD")
     ax.plot(demo["r"], demo["best_random"], "^", color="C1", ms=7, label="best of random rank-r fits")
     ax.set(yscale="log", xlabel="rank r", ylabel=r"$\|M - B\|_F^2$", xticks=list(demo["r"]))
-    _legend_below(ax, ncol=3)
+    _legend_below(ax)
     fig.tight_layout()
     return fig
 
@@ -123,7 +123,7 @@ def figure_rungs(demo: dict, height: float = 3.4, width: float = WIDTH, labels: 
     ax.set_yticks(y, list(table[labels]))
     ax.invert_yaxis()
     ax.set(xlabel=r"excess at rank $r^*$  ($L - \sigma^2 T d$)", xlim=(0, 1.15 * float(table["population"].max())))
-    _legend_below(ax, ncol=3)
+    _legend_below(ax)
     return fig
 
 

@@ -57,8 +57,8 @@ def links(materials: dict, page_folder: Path) -> str:
               f"slides, one HTML file, offline)")
     again = "`make slides` writes both again"
     if materials["handout"] is None:
-        return (f"Download {slides}; the one-page handout is not printed on this machine: {materials['missing']}. "
-                f"{again[:1].upper()}{again[1:]}.")
+        missing = f"the one-page handout is not printed on this machine: {materials['missing']}"
+        return f"Download {slides}; {missing}. {again}."
     handout = f"{{download}}`the one-page handout <{relative(materials['handout'])}>`"
     return f"Download {slides} and {handout} (PDF); {again}."
 

@@ -187,25 +187,30 @@ DECLARED = ("a capacity sweep of real text's attention-native rank, declared in 
             "verdict must pass the calibration case that would refute it,")
 
 
+GATES = (("supported_shut", "low rank"), ("contradicted_shut", "full rank"))  # each verdict's gate, by the words
+
+
+def _decided(sweep: dict, when: str = "") -> str:
+    """How many corpora the sweep decides at its budget (``when``: words that follow the budget), and which way."""
+    return (f"decides {sweep['decided']} of {sweep['corpora']} corpora at {sweep['budget'] / 1e6:g}M tokens{when}"
+            + (f" ({sweep['supported']} low-rank, {sweep['contradicted']} not)" if sweep["decided"] else ""))
+
+
 def sweep_clause(found: dict, detail: bool = False) -> str:
     """The sweep in words, by the rule that decides: how many corpora it decides at its budget and which way, what
     the calibration allows, and what is not computed yet (the abstract's clause; with ``detail``, the finding's)."""
     if "sweep" not in found:
         return "a capacity sweep for the attention-native rank of real text is declared and under way"
     sweep = found["sweep"]
-    budget = f"{sweep['budget'] / 1e6:g}M tokens"
     if sweep["missing"] == sweep["corpora"]:
-        text = f"{DECLARED} has no reading of a real corpus at its budget of {budget} yet"
+        text = f"{DECLARED} has no reading of a real corpus at its budget of {sweep['budget'] / 1e6:g}M tokens yet"
     else:
-        text = (f"{DECLARED} decides {sweep['decided']} of {sweep['corpora']} corpora at {budget}"
-                + (f" ({sweep['supported']} low-rank, {sweep['contradicted']} not)" if sweep["decided"] else ""))
-    reasons = {key: sweep[key].removeprefix("calibration: ") for key in ("supported_shut", "contradicted_shut")}
+        text = f"{DECLARED} {_decided(sweep)}"
+    reasons = {key: sweep[key].removeprefix("calibration: ") for key, _ in GATES}
     if all(why.endswith("not computed yet") for why in reasons.values()):
         text += ", and its calibration there is not computed yet"
     else:
-        shut = [f"'{word}' cannot be earned ({reasons[key]})" for key, word in (("supported_shut", "low rank"),
-                                                                                ("contradicted_shut", "full rank"))
-                if reasons[key]]
+        shut = [f"'{word}' cannot be earned ({reasons[key]})" for key, word in GATES if reasons[key]]
         text += (": " + " and ".join(shut)) if shut else ""
     if detail and sweep["stored"] < sweep["asked"]:
         text += f"; {sweep['asked'] - sweep['stored']} of its {sweep['asked']} students are not computed yet"
@@ -219,12 +224,9 @@ def sweep_brief(found: dict) -> str:
     if "sweep" not in found:
         return f"{question}; a capacity sweep to decide it is declared and under way"
     sweep = found["sweep"]
-    text = (f"{question}; the capacity sweep decides {sweep['decided']} of {sweep['corpora']} corpora at "
-            f"{sweep['budget'] / 1e6:g}M tokens so far"
-            + (f" ({sweep['supported']} low-rank, {sweep['contradicted']} not)" if sweep["decided"] else ""))
-    shut = [f"'{word}'" for key, word in (("supported_shut", "low rank"), ("contradicted_shut", "full rank"))
-            if sweep[key] and not sweep[key].endswith("not computed yet")]
-    return text + (f", and its calibration cannot earn {' or '.join(shut)} there" if shut else "")
+    shut = [f"'{word}'" for key, word in GATES if sweep[key] and not sweep[key].endswith("not computed yet")]
+    return (f"{question}; the capacity sweep {_decided(sweep, ' so far')}"
+            + (f", and its calibration cannot earn {' or '.join(shut)} there" if shut else ""))
 
 
 def _where(where: str) -> str:

@@ -101,7 +101,7 @@ PREPRINT = r"""({front, CONTROLS, FOLDS, ARGUMENT, KEPT}) => {
     $$('details.provenance, div.provenance', chapter).forEach(e => e.remove());
     $$('details', chapter).reverse().forEach(d => {  // innermost first; a fold becomes a block with its title
       const summary = d.querySelector(':scope > summary');
-      if (summary && /^(Re-run|Build the)/.test(summary.textContent.trim())) { d.remove(); return; }
+      if (summary && /^Re-run/.test(summary.textContent.trim())) { d.remove(); return; }
       const block = document.createElement('div');
       block.className = 'fold-whole';
       if (summary) {
