@@ -12,12 +12,15 @@ result takes it from the data, so typed prose may not state one:
   decimal, a range, a duration or a factor that the paper's text does not hold (the paper's own numbers may be
   quoted; a share in whole percent is a setting or a level, a numbered label is a name, and the bibliography's
   pages are the sources'). On the pages whose results are written from the data (``RESULT_PAGES``: the evidence
-  pages, the intro, the teaching chapter) the prose and headings typed by hand hold no direction of a result, with a
-  pointer or without; no result in other words (a comparison with the paper, "agrees with", "falls short", "on our
-  data", "we find", a sign, a count, a negated result); and a claim's reference licenses a direction only where the
-  sentence says it as the paper's ("the paper reports that …"), never as ours. A question ("whether the claim
-  holds"), the legend of a badge or a mark, the interpretation's title and the paper's own title say no result. On
-  the capacity sweep's page and in the intro an integer typed outside a label is a count or a rank typed by hand.
+  pages, the intro, the teaching chapter) the prose, headings and captions typed by hand hold no direction of a
+  result, with a pointer or without; no result in other words (a comparison with the paper, "agrees with", "falls
+  short", "on our data", "we find", a sign, a count, a negated result); no place of a quantity against a band, a
+  line or another quantity ("stays above the band", "rises with r*", "orders of magnitude"), but as a condition, a
+  rule or a question; and a claim's reference licenses a direction
+  only where the sentence says it as the paper's ("the paper reports that …"), never as ours. A question ("whether
+  the claim holds"), the legend of a badge or a mark, the interpretation's title and the paper's own title say no
+  result. On the capacity sweep's page and in the intro an integer typed outside a label is a count or a rank typed
+  by hand.
 * ``marks_contradicted``: App. B's specification table gives every claim, under the main reading, the mark its
   verdict in the main table means (✓ holds, ✗ fails, ○ not decided).
 * ``abstract_contradicted``: the abstract's counts of verdicts, and the side of App. B on which its failures lie,
@@ -176,7 +179,8 @@ def typed_blocks(path: Path) -> list[tuple[str, bool, str]]:
 # and the teaching chapter. There the prose and headings typed by hand hold no direction of a result, pointer or
 # none, and no result in other words (a comparison with the paper, a verb of agreement, a count, a negated result):
 # the paper's claim beside its reference is said as the paper's ("the paper reports that …"). A figure's or a
-# table's caption there describes what it shows, and is read by the rest of the check.
+# table's caption there is read the same way: it says what the figure or table shows and where to look, and what it
+# reads there is pasted from the data (a ``glue:md`` role in the caption).
 RESULT_PAGES = (*(name for name in EVIDENCE_PAGES if name != "ledger"), "intro", "teaching")
 COMPARED = re.compile(r"\b(agree(?:s|d)? with|disagree(?:s|d)?|depart(?:s|ed)? from|differs? from|diverges? from|"
                       r"falls? short|(?:above|below|under|over|higher than|lower than|more than|less than|"
@@ -193,18 +197,39 @@ FIRST_PERSON = re.compile(r"\b(?:our|ours|we|us|this book|here)\b", re.IGNORECAS
 # holds and …", "✓ the claim holds under it"), the title every evidence page gives its interpretation, and the
 # paper's own title.
 QUESTION = re.compile(r"\bwhether\b[^.;:]*$", re.IGNORECASE)
+# Where a quantity lies, as a result: against a band, a line, a marker or another quantity ("stay far above the band",
+# "sits on the optimum", "the two coincide"), a trend ("rises with r*") or a size in decades ("orders of magnitude").
+# On a result page the data say it; typed words may say it only as a condition, a rule or a question ("a width is
+# within the margin where its line ends inside the band", "every later rung must stay above it", "which lines stay
+# inside it"), or as what a lemma implies ("must lie below r*").
+RELATION = re.compile(r"\b(?:stays?|stayed|sits?|sat|lies?|lay|falls?|fell|drops?|dropped|rises?|rose|climbs?|"
+                      r"remains?|lands?|reach(?:es|ed)?)\b(?:\s+[\w'’*-]+){0,3}?\s+(?:above|below|inside|into|within|"
+                      r"on|onto|under|over|close to|near)\b|\bcoincides?\b|\b(?:rises?|grows?|increases?|"
+                      r"decreases?|falls?|shrinks?) with\b|\borders? of magnitude\b|\b(?:smaller|larger|greater|higher|"
+                      r"lower|closer|farther) (?:for|than|under)\b", re.IGNORECASE)
+CONDITION = re.compile(r"(?:\b(?:where|when|if|whose|which|would)\b[^.;:]*|\b(?:must|should|could|can|cannot|may|"
+                       r"might|to)\s+(?:not\s+)?(?:\w+\s+)?)$", re.IGNORECASE)
 LEGEND = re.compile(r"(?:^\s*:|[✓✗○][^.;✓✗○]{0,25}$)")
 TITLES = ("What holds and what differs", "Why Static Rank Fails and Attention-Native Rank Recovers")
 # On the capacity sweep's page and in the intro a count or a rank is the data's: an integer typed there, outside a
-# label (Table R10.1, §7), is a result typed by hand.
+# label (Table R10.1, §7), is a result typed by hand; a level in whole percent ("its 90 % interval") and a multiple or
+# a fraction of a symbol ("2δ", "δ/2") are the method's.
 INTEGER_PAGES = ("text_rank", "intro")
-INTEGER = re.compile(r"(?<![\w.,$−-])\d+(?:,\d{3})*(?![\w.,]?\d)")
+INTEGER = re.compile(r"(?<![\w.,$/−-])\d+(?:,\d{3})*(?![\w.,]?\d|[^\W\d_]|\s?%)")
 
 
 def _said(pattern: re.Pattern, text: str) -> re.Match | None:
     """The first match of ``pattern`` in ``text`` that says something (``QUESTION``, ``LEGEND`` aside)."""
     return next((m for m in pattern.finditer(text)
                  if not QUESTION.search(text[:m.start()]) and not LEGEND.search(text[:m.start()])), None)
+
+
+def _placed(text: str) -> re.Match | None:
+    """The first ``RELATION`` of ``text`` said as a result: not in a question, a legend, a condition or a rule."""
+    if text.rstrip().endswith("?"):
+        return None
+    return next((m for m in RELATION.finditer(text) if not CONDITION.search(text[:m.start()])
+                 and not QUESTION.search(text[:m.start()]) and not LEGEND.search(text[:m.start()])), None)
 
 
 def typed_results(folder: Path) -> list[str]:
@@ -221,7 +246,7 @@ def typed_results(folder: Path) -> list[str]:
             ours = QUOTED.sub(" ", sentence)
             for title in TITLES:
                 ours = ours.replace(title, " ")
-            read = strict and kind != "caption"
+            read = bool(strict)
             # elsewhere a sentence that carries a claim's reference states the paper's claim, its verdict beside it;
             # on a result page it says the claim as the paper's
             as_the_papers = ATTRIBUTED.search(ours) and not FIRST_PERSON.search(ours)
@@ -232,6 +257,8 @@ def typed_results(folder: Path) -> list[str]:
             elif read and not licensed and any(found := _said(pattern, ours) for pattern in (
                     COMPARED, OTHER_WORDS, NEGATED_RESULT, COUNT)):
                 problems.append(f"a result typed by hand in other words ({found[0]!r}) in {said}")
+            elif read and not licensed and (found := _placed(ours)):
+                problems.append(f"where a result lies typed by hand ({found[0]!r}) in {said}")
             if read and strict in INTEGER_PAGES:
                 problems += [f"a count or a rank typed by hand ({match[0]!r}) in {said}"
                              for match in INTEGER.finditer(ours) if not LABELS.search(ours[:match.start()])]

@@ -300,6 +300,56 @@ def test_a_result_typed_on_a_result_page_is_caught_with_its_reference_or_without
     assert sentences.typed_results(generated) == []  # the same words, written by the data, pass
 
 
+# Where a quantity lies, said in prose or in a caption (a figure's in its cell's output or in the page's figure, a
+# table's), in words no list of verdicts, directions or comparisons names.
+FIGURE = "<figure><figcaption><p>{}</p></figcaption></figure>"
+OUTPUT_FIGURE = "<div class='cell_output'>" + FIGURE + "</div>"
+TABLE = "<div class='cell_output'><table><caption><span class='caption-text'>{}</span></caption><tbody><tr><td>1</td>" \
+        "</tr></tbody></table></div>"
+PLACED = [
+    ("build/sections/attention_native.html", "Excess against r / r*. Deficient students stay far above the band.",
+     OUTPUT_FIGURE, "where a result lies typed by hand ('stay far above')"),
+    ("build/sections/predictability.html", "Look at the softmax panel. The paper's inversion lies far above the "
+                                           "hollow markers.", FIGURE,
+     "where a result lies typed by hand ('lies far above')"),
+    ("build/sections/ladder.html", "The step is orders of magnitude smaller at B1.", FIGURE,
+     "where a result lies typed by hand ('orders of magnitude')"),
+    ("build/sections/predictability.html", "The realized mixer rises with r*.", "<p>{}</p>",
+     "where a result lies typed by hand ('rises with')"),
+    ("build/sections/surrogate.html", "Our students sit on that optimum.", "<p>{}</p>",
+     "where a result lies typed by hand ('sit on')"),
+    ("build/sections/attention_native.html", "The learned and the teacher's energy ranks coincide.", OUTPUT_FIGURE,
+     "where a result lies typed by hand ('coincide')"),
+    ("build/sections/frontier.html", "Each estimator's record: runs that failed on the grid.", TABLE,
+     "a result's direction typed by hand ('failed')"),
+    ("build/sections/text_rank.html", "The readings per corpus: english read at width 16.", TABLE,
+     "a count or a rank typed by hand ('16')"),
+    ("build/sections/real_corpora.html", "The long run: outside the range it contradicts the paper.", TABLE,
+     "a result typed by hand in other words ('contradicts')"),
+    ("build/sections/ablation.html", "The three knees. The power-law excess falls lower than the sharp one's.",
+     FIGURE, "where a result lies typed by hand ('lower than')"),
+]
+
+
+@pytest.mark.parametrize("name, typed, frame, found", PLACED)
+def test_where_a_result_lies_typed_in_prose_or_in_a_caption_is_caught(tmp_path, name, typed, frame, found):
+    problems = sentences.typed_results(_book(tmp_path, {name: frame.format(typed)}))
+    assert any(found in p and name in p for p in problems), problems
+    said, _, reading = typed.rpartition(". ")
+    pasted = (said + ". " if said else "") + _generated(reading)  # the caption says where to look, the data what
+    assert sentences.typed_results(_book(tmp_path / "generated", {name: frame.format(pasted)})) == []
+
+
+def test_a_condition_a_rule_a_question_and_a_level_say_no_result_in_a_caption(tmp_path):
+    caption = ("A width is within the margin where its line ends inside the band; every later rung must stay clearly "
+               "above it. Look at which lines stay inside it. Each line is the upper one-sided 95 % bound, its 90 % "
+               "interval, r̂ at δ/2 and 2δ.")
+    pages = {"build/sections/text_rank.html": FIGURE.format(caption),
+             "build/sections/teaching.html": "<p>Predict: does the learned energy rank still rise with r*?</p>",
+             "build/sections/surrogate.html": "<p>By the lemma even the teacher's own ranks must lie below r*.</p>"}
+    assert sentences.typed_results(_book(tmp_path, pages)) == []
+
+
 def test_on_a_result_page_the_papers_claim_a_question_a_legend_and_the_interpretations_title_are_no_result(tmp_path):
     pages = {"build/sections/ablation.html": f"<p>The paper states that recovery tracks the energy rank {B1}.</p>"
                                              "<h2>What holds and what differs</h2>"

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from entropic.report.numbers import DASH, MINUS, number, power_of_ten, tokens
+from entropic.report.numbers import DASH, MINUS, beside, counted, listed, number, power_of_ten, tokens
 
 
 def test_small_and_large_values_are_powers_of_ten_in_superscripts_never_e_notation():
@@ -37,3 +37,16 @@ def test_a_range_is_written_in_the_books_format_one_number_where_all_are_equal()
     assert span([31.4, float("nan"), 24.71]) == "24.7–31.4" and span([-2.0, -0.5]) == "−2–−0.5"
     assert span([200.0, 200.0]) == "200" and span([], "no n of the grid") == "no n of the grid"
     assert missing(None) and missing(float("nan")) and not missing(0.0) and not missing("nan")
+
+
+def test_a_count_a_list_and_a_place_are_said_in_the_words_their_values_decide():
+    assert counted(90, 90, "students") == "all 90 students"
+    assert counted(0, 12, "cells") == "none of the 12 cells"
+    assert counted(57, 60, "students") == "57 of the 60 students"
+    assert counted(12000, 12000, "lags") == "all 12,000 lags"
+    assert (counted(1, 1, "students"), counted(0, 1, "students")) == ("the one student", "not the one student")
+    assert (listed([]), listed(["a"]), listed(["a", "b"]), listed(["a", "b", "c"])) == \
+        ("nothing", "a", "a and b", "a, b and c")
+    assert beside(23.4, 22.9, "the bound") == "lies 0.5 above the bound"
+    assert beside(1.0, 3.5, "it") == "lies 2.5 below it"
+    assert beside(2.0, 2.0, "the bound") == "equals the bound"

@@ -34,3 +34,19 @@ def test_the_rungs_place_beside_the_bound_is_said_in_the_words_their_excesses_de
     assert beside_bound(-2.0, -0.25) == "fall below the bound by 0.25 to 2"
     assert beside_bound(-1.0, 3.0) == "range from 1 below the bound to 3 above it"
 
+
+
+def test_the_rungs_figure_reading_follows_each_rungs_seeds_against_the_band(tiny):
+    from dataclasses import replace
+
+    from entropic.sections.ladder import noise_floor, rung_reading
+
+    runs = tiny["runs"].copy()
+    band = 0.05 * noise_floor(tiny)
+    at = runs["r"] == tiny.cfg.r_star
+    doctored = runs.assign(excess=runs["excess"].where(~(at & (runs["rung"] == "B1")), band / 2)
+                                                 .where(~(at & (runs["rung"] == "B0")), 10 * band))
+    said = rung_reading(replace(tiny, tables={**tiny.tables, "runs": doctored}))
+    inside, _, above = said.partition(";")
+    assert "B1" in inside and "B0" not in inside, said
+    assert "B0" in above and "the least at 10 times its half-width" in above, said

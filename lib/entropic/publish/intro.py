@@ -13,7 +13,7 @@ from .. import registry
 from ..argument import checks
 from ..jobs import runner
 from ..report import verdicts
-from ..report.numbers import number
+from ..report.numbers import listed, number
 from . import build
 
 ENVIRONMENTS = ("theorem", "proposition", "corollary", "lemma")
@@ -141,7 +141,7 @@ def opposite_signs(claims: pd.DataFrame) -> str:
     said = [f"{symbol.get(q.split('(')[0], q.split('(')[0])} = {'+' if o > 0 else ''}{number(o)} against "
             f"{number(p)}" for q, o, p in zip(own["quantity"], own["ours"], own["paper value"], strict=True)]
     return (f", and {len(own)} of our estimates {'has' if len(own) == 1 else 'have'} the sign opposite to the "
-            f"paper's ({_listed(said)})")
+            f"paper's ({listed(said)})")
 
 
 def abstract(claims: pd.DataFrame, found: dict) -> str:
@@ -163,7 +163,7 @@ def abstract(claims: pd.DataFrame, found: dict) -> str:
         if n[verdicts.UNDECIDED] else "") if part]
     if open_:
         sentences.append(" and ".join(open_)[:1].upper() + " and ".join(open_)[1:] + ".")
-    sentences.append("What holds: " + _listed(holding) + ".")
+    sentences.append("What holds: " + listed(holding) + ".")
     sentences.append(f"Beyond the paper, the eigenvalue form of its Theorem 5 fails for a teacher kernel that is not "
                      f"a normal matrix: a shear breaks it by a factor of {number(found['shear_factor'])}.")
     sentences.append(f"Its Theorem 8 correction removes {number(found['inflation_share'], 2)} % of the amount by "
@@ -232,10 +232,6 @@ def sweep_brief(found: dict) -> str:
 def _where(where: str) -> str:
     """Where the paper says a claim, without nested brackets: "App. B.3 (iii)" becomes "App. B.3 iii"."""
     return re.sub(r"\((\w+)\)", r"\1", where)
-
-
-def _listed(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1] if items else "nothing"
 
 
 def words(text: str) -> int:

@@ -7,7 +7,9 @@ decimal point, grouped by thousands from 10,000 on; booleans as ✓ and ✗; a m
 ``page.cell`` formats every table cell with it and ``page.glue`` every number a page's prose quotes;
 sections write the numbers of their generated sentences and row labels with it. A token budget is a name
 as much as a number (App. B's jobs and readings are labelled by it), and ``tokens`` writes it the one way
-the book does: 1.536M.
+the book does: 1.536M. A generated sentence lists words with ``listed`` ("a, b and c") and says a count
+against its total with ``counted`` ("all 90 students", "57 of the 60 students"), and a value against a reference
+with ``beside`` ("lies 0.472 above the bound").
 """
 
 from __future__ import annotations
@@ -85,3 +87,28 @@ def tokens(count) -> str:
 def _whole(value: int) -> str:
     text = f"{abs(value):,}" if abs(value) >= 10_000 else str(abs(value))
     return (MINUS if value < 0 else "") + text
+
+
+def listed(words: list[str]) -> str:
+    """Words as a list in a sentence: "a", "a and b", "a, b and c" ("nothing" for none)."""
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words) or "nothing"
+
+
+def counted(count: int, total: int, noun: str) -> str:
+    """A count against its total in words the count decides: "all 90 students", "none of the 90 students",
+    "57 of the 90 students" (``noun`` plural; one of one is "the one student")."""
+    count, total = int(count), int(total)
+    if total == 1:
+        return f"{'the' if count else 'not the'} one {noun.removesuffix('s')}"
+    if count == total:
+        return f"all {_whole(total)} {noun}"
+    return f"{'none' if count == 0 else _whole(count)} of the {_whole(total)} {noun}"
+
+
+def beside(value: float, reference: float, name: str) -> str:
+    """Where ``value`` lies against ``reference`` (called ``name``), in words the difference decides: "lies 0.472
+    above the bound", "lies 2.1 below it", "equals the bound"."""
+    gap = float(value) - float(reference)
+    if gap == 0:
+        return f"equals {name}"
+    return f"lies {number(abs(gap))} {'above' if gap > 0 else 'below'} {name}"

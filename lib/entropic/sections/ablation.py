@@ -29,7 +29,8 @@ from ..jobs.config import (
 )
 from ..jobs.store import Job
 from ..report import figures, verdicts
-from ..report.numbers import number, with_decimals
+from ..report.names import word
+from ..report.numbers import listed, number, with_decimals
 from ..report.verdicts import Claim
 
 TITLE = "App. D The spectral-gap ablation (Table 5)"
@@ -204,7 +205,19 @@ def facts(results) -> dict:
                                       for s, row in cells.iterrows())
     out["holding"] = _holding(table, regimes(results))
     out["differs"] = _differs(table, cells)
+    out["knee_reading"] = knee_reading(cells)
     return out
+
+
+def knee_reading(cells: pd.DataFrame) -> str:
+    """What the knees' figure shows one rank before r*, from the seed means: the share of its r = 1 excess each
+    spectrum keeps there, the softest knee first."""
+    shares = cells["knee softness"].dropna().sort_values()
+    if shares.empty:
+        return ""
+    kept = [f"the {word(s)} spectrum keeps {number(v)}" if i == 0 else f"the {word(s)} {number(v)}"
+            for i, (s, v) in enumerate(shares.items())]
+    return f"At $r = r^*-1$ {listed(kept)} of its excess at $r = 1$."
 
 
 def _holding(table: pd.DataFrame, regime: pd.DataFrame) -> str:
@@ -212,11 +225,11 @@ def _holding(table: pd.DataFrame, regime: pd.DataFrame) -> str:
     ``regimes``); then the knee."""
     kinds = [kind for kind in ("deficiency", "achievability", "recovery") if kind in set(table["kind"])]
     failing = {kind: [s for s, holds in regime[kind].items() if not holds] for kind in kinds}
-    listed = [kind for kind in kinds if not failing[kind]]
+    holding = [kind for kind in kinds if not failing[kind]]
     parts = []
-    if listed:
-        parts.append(f"{_listed(listed)} hold{'' if len(listed) > 1 else 's'} on our data for every spectrum")
-    parts += [f"{kind} is not reproduced: it does not hold for the {_listed(failing[kind])} "
+    if holding:
+        parts.append(f"{listed(holding)} hold{'' if len(holding) > 1 else 's'} on our data for every spectrum")
+    parts += [f"{kind} is not reproduced: it does not hold for the {listed(failing[kind])} "
               f"spectr{'a' if len(failing[kind]) > 1 else 'um'}" for kind in kinds if failing[kind]]
     text = "; ".join(parts)
     if "knee" in set(table["kind"]):
@@ -224,11 +237,6 @@ def _holding(table: pd.DataFrame, regime: pd.DataFrame) -> str:
         text += ("; " if text else "") + ("the softer knee of the power-law spectrum holds" if holds
                                           else "the softer knee of the power-law spectrum is not reproduced")
     return text[:1].upper() + text[1:] + "."
-
-
-def _listed(words: list[str]) -> str:
-    """Words as a list in a sentence: "a", "a and b", "a, b and c"."""
-    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
 
 
 def _differs(table: pd.DataFrame, cells: pd.DataFrame) -> str:

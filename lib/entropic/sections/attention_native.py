@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from ..engine.statistics import coefficient_of_variation
@@ -29,7 +30,7 @@ from ..jobs.config import (
 from ..jobs.grids import AttentionTaskGrid
 from ..jobs.store import Job
 from ..report import figures, verdicts
-from ..report.numbers import number
+from ..report.numbers import counted, listed, number
 from ..report.verdicts import Claim
 
 TITLE = "§6 The attention-native grid (Table 3)"
@@ -271,7 +272,44 @@ def facts(results) -> dict:
         "unstable_by_teacher": ", ".join(f"{int((unstable['teacher'] == t).sum())} with the {WORDS[t]} teacher"
                                          for t in dict.fromkeys(results["recovery"]["teacher"])),
     }
-    return out | _trace_facts(results, out) | {"cv_sentence": cv_sentence(out["cv_max"])}
+    return out | _trace_facts(results, out) | {"cv_sentence": cv_sentence(out["cv_max"]),
+                                               "excess_reading": excess_reading(results),
+                                               "recovery_reading": recovery_reading(cells)}
+
+
+def excess_reading(results) -> str:
+    """What the excess figure shows, from the students: where the deficient students and those at r ≥ r* lie
+    against the achievability band, and how far apart the two teachers' mean excess at r = r*−1 lies, in decades."""
+    sweep, band = results["sweep"], verdicts.FLOOR_BAND * noise_floor(results)
+    deficient, enough = sweep[sweep["r"] < sweep["r_star"]], sweep[sweep["r"] >= sweep["r_star"]]
+    parts = []
+    if len(deficient):
+        parts.append(f"{counted((deficient['excess'] > band).sum(), len(deficient), 'deficient students')} lie above "
+                     "the band")
+    inside = counted((enough["excess"].abs() <= band).sum(), len(enough), "students")
+    parts.append(f"{inside} at $r \\ge r^*$ inside it")
+    text = listed(parts)
+    step = sweep[sweep["r"] == sweep["r_star"] - 1].groupby("teacher")["excess"].mean()
+    if {"linear_qk", "softmax_qk"} <= set(step.index) and (step > 0).all():
+        decades = float(np.log10(step["linear_qk"] / step["softmax_qk"]))
+        text += (f"; the mean excess at $r = r^*-1$ is {number(abs(decades), 2)} decades "
+                 f"{'smaller' if decades > 0 else 'larger'} for softmax than for linear")
+    return text[:1].upper() + text[1:] + "."
+
+
+def recovery_reading(cells: pd.DataFrame) -> str:
+    """What the recovery figure shows, from the seed means: in how many (teacher, r*) cells the learned energy rank
+    lies within 10 % of the teacher's and how far at most, and in how many the learned Shannon rank lies above it."""
+    cells = cells.dropna(subset=["R̃_eff(K)"])
+    if cells.empty:
+        return ""
+    gap = (cells["R̃_eff(K)"] - cells["R̃_eff(K*)"]).abs().max()
+    hits = int(cells["R̃_eff(K) tracks K*"].astype(bool).sum())
+    above = int((cells["R_eff(K)"] > cells["R̃_eff(K*)"]).sum())
+    within = f"{100 * verdicts.RECOVERY_TOLERANCE:g} %"
+    return (f"Every seed's learned energy rank lies within {within} of the teacher's in "
+            f"{counted(hits, len(cells), 'cells')} (the seed means at most {number(gap, 2)} apart), and the learned "
+            f"Shannon rank above the teacher's energy rank in {counted(above, len(cells), 'cells')}.")
 
 
 def cv_sentence(cv: float) -> str:

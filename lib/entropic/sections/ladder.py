@@ -33,7 +33,7 @@ from ..jobs.config import (
 )
 from ..jobs.store import Job
 from ..report import figures, verdicts
-from ..report.numbers import number, with_decimals
+from ..report.numbers import listed, number, with_decimals
 from ..report.verdicts import Claim
 
 TITLE = "§5 The interpolation ladder (Table 2)"
@@ -192,6 +192,27 @@ def beside_bound(low: float, high: float) -> str:
     return f"range from {number(-low)} below the bound to {number(high)} above it"
 
 
+def rung_reading(results) -> str:
+    """What the rungs' figure shows, from the students at r = r*: the rungs whose every seed lies inside the
+    achievability band, those whose every seed lies above it (with the least such excess in units of the band's
+    half-width), and the rest."""
+    band, runs = verdicts.FLOOR_BAND * noise_floor(results), at_r_star(results)
+    groups = dict(list(runs.groupby("rung", observed=True)["excess"]))
+    inside = [rung for rung, e in groups.items() if (e.abs() <= band).all()]
+    above = [rung for rung, e in groups.items() if (e > band).all()]
+    between = [rung for rung in groups if rung not in inside + above]
+    parts = []
+    if inside:
+        parts.append(f"every seed of {listed(inside)} lies inside the band")
+    if above:
+        least = min(groups[rung].min() for rung in above) / band
+        parts.append(f"every seed of {listed(above)} above it, the least at {number(least)} times its half-width")
+    if between:
+        parts.append(f"the seeds of {listed(between)} lie on both sides of its edge")
+    text = "; ".join(parts)
+    return text[:1].upper() + text[1:] + "."
+
+
 def noise_floor(results) -> float:
     return float(results["runs"]["noise_floor"].iloc[0])
 
@@ -284,6 +305,7 @@ def facts(results) -> dict:
         out["b3_text"] = (f"The paper finds the full block B3 below B1{paper}; here B3's excess is "
                           f"{number(out['b3_ratio'])} times B1's, {'below it as well' if same else 'above it'}.")
     out["conclusion"] = " ".join(parts)
+    out["rung_reading"] = rung_reading(results)
     says = [CLAIMS[r].says for r in EQUIVARIANT]
     out["magnitudes"] = (f"the paper's {', '.join(says[:-1])} and {says[-1]} are compared on the claim first"
                          if cfg.paper_setting else "the sizes are compared on the claim first")

@@ -204,6 +204,7 @@ def facts(results) -> dict:
                                         + (~soft["v_unknown_converged"].astype(bool)).sum()),
                 "soft_runs": 2 * len(soft)}
         out["softmax_text"] = _softmax_text(soft, results["paper"], out, results.cfg.d)
+        out["softmax_reading"] = softmax_reading(soft, results["paper"])
         mixer = soft.groupby("r_star")["realized_mixer_energy_rank"].mean()
         out["soft_mixer_text"] = (f"The realized mixer's energy effective rank rises from {number(mixer.iloc[0])} at "
                                   f"$r^*$ = {mixer.index[0]} to {number(mixer.iloc[-1])} at $r^*$ = {mixer.index[-1]}"
@@ -214,6 +215,21 @@ def facts(results) -> dict:
         out |= {"lin_rel_error_max": float(lin["v_known_relative_error"].max()),
                 "lin_mixer_min": float(lin["realized_mixer_energy_rank"].min())}
     return out
+
+
+def softmax_reading(soft: pd.DataFrame, inverted: pd.DataFrame) -> str:
+    """What the softmax panel shows, from the seed means per r*: the paper's inversion and this book's V-known energy
+    rank as multiples of the teacher's energy rank (their range over r*), and whether the realized mixer rises with
+    r* at every step."""
+    def ratio(frame: pd.DataFrame, column: str) -> str:
+        means = frame.groupby("r_star")[[column, "teacher_energy_rank"]].mean()
+        return span(means[column] / means["teacher_energy_rank"])
+
+    mixer = soft.groupby("r_star")["realized_mixer_energy_rank"].mean()
+    rises = "rises with $r^*$ at every step" if verdicts.increasing(mixer.values) else "does not rise at every step"
+    return (f"Under softmax the paper's inversion reads {ratio(inverted, 'paper_energy_rank')} times the teacher's "
+            f"energy rank across $r^*$, this book's V-known energy rank {ratio(soft, 'v_known_energy_rank')} times, "
+            f"and the realized mixer {rises}.")
 
 
 def _softmax_text(soft: pd.DataFrame, inverted: pd.DataFrame, f: dict, width: int) -> str:

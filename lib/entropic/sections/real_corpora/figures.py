@@ -116,12 +116,18 @@ def figure_learning(results):
     return fig
 
 
+def lag_levels(results) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The lag-MI profiles and, per corpus, the level a lag must exceed under the main reading's null (the circular
+    shifts; the shuffled copies for entries stored before that null)."""
+    profile, null = results["lag_mi"], results["lag_mi_null"]
+    rule = "shift" if (null["rule"] == "shift").any() else "max"
+    return profile, null[null["rule"] == rule].set_index("corpus")
+
+
 def figure_lag_mi(results):
     """The predictor's data: mutual information between characters k apart, per corpus, against the level a
     lag must exceed (the max-over-lags null of the main reading's rule, dotted, per corpus)."""
-    profile, null = results["lag_mi"], results["lag_mi_null"]
-    rule = "shift" if (null["rule"] == "shift").any() else "max"  # entries stored before the circular-shift null
-    null = null[null["rule"] == rule].set_index("corpus")
+    profile, null = lag_levels(results)
     fig, ax = plt.subplots(figsize=(figures.WIDTH, 4.0))
     for i, (name, group) in enumerate(profile.groupby("corpus", sort=False)):
         ax.plot(group["lag"], group["mi"], marker=figures.MARKERS[i], ms=3, color=f"C{i}", label=name)

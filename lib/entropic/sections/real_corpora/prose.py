@@ -7,9 +7,10 @@ import pandas as pd
 
 from ...engine import statistics as stats
 from ...report import verdicts
-from ...report.numbers import number, span, tokens
+from ...report.numbers import counted, listed, number, span, tokens
 from . import analysis, grid, long_run, words
 from .analysis import cells, per_seed, whole_span
+from .figures import lag_levels
 from .grid import main_budget
 from .readings import ENTROPIES, FAILS, HOLDS, MAIN, MIN_CORPORA, PREDICTORS, Reading
 from .spec import CLAIMS
@@ -38,7 +39,8 @@ def facts(results, spec: pd.DataFrame) -> dict:
                             "measure_cv_max", "long_layer0", "long_factor", "ridge_full", "repeat_count",
                             "ablation_context"], nan),
            **dict.fromkeys(["layer0_whole", "last_layer_whole", "ffn_marks", "long_change0"], dash),
-           "trajectory_text": "No checkpoints are stored.", "critical_corpora": nan, "critical_cells": nan,
+           "trajectory_text": "No checkpoints are stored.", "lag_reading": "", "critical_corpora": nan,
+           "critical_cells": nan, "null_copies": cfg.max_null_permutations,
            "paper_r_text": dash, "ridge_text": "No corpus is stored.", "entropy_text": dash,
            "predictor_change": dash, "spectra_cells": "none", "long_text": "The long run is not stored yet.",
            "long_what": f"{cfg.long_corpus} at d_model = {cfg.long_d_model}"
@@ -52,6 +54,8 @@ def facts(results, spec: pd.DataFrame) -> dict:
                                                                                 / pred["ablation_context"]),
                 "ridge_numerical_span": span(pred["ridge_numerical_rank"]), "pinned": int(pred["matches_pin"].sum()),
                 "n_found": int(pred["corpus"].nunique())}
+    if {"lag_mi", "lag_mi_null"} <= set(results.tables):
+        out["lag_reading"] = lag_reading(results)
     if "models" not in results.tables:
         return out
     main, table = main_budget(results), grid.budgets(results)
@@ -134,15 +138,27 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
         f"{span(pred['ridge_rank'] / T)} of $T$: far from spread over every direction.")
     if n >= MIN_CORPORA:
         before, after = pred["effective_lags"], pred["effective_lags_shift"]
-        listed = ", ".join(f"{c} {number(b)} → {number(a)}" for c, b, a in zip(pred["corpus"], before, after,
+        per_corpus = ", ".join(f"{c} {number(b)} → {number(a)}" for c, b, a in zip(pred["corpus"], before, after,
                                                                                  strict=True))
         out["predictor_change"] = (
             f"Under the circular-shift null the six predicted ranks are {span(after)} "
             f"({span(pred['informative_lags_shift'])} informative lags); under the shuffled null they were "
-            f"{span(before)}, per corpus {listed}; the across-corpus CV goes from "
+            f"{span(before)}, per corpus {per_corpus}; the across-corpus CV goes from "
             f"{stats.coefficient_of_variation(before):.2f} to {stats.coefficient_of_variation(after):.2f}. Under the "
             f"earlier lag-1 rule they were {span(pred['effective_lags_lag1'])}.")
     return out
+
+
+def lag_reading(results) -> str:
+    """What the lag-MI figure shows, from the stored profiles: per corpus, how many of its lags lie above its dotted
+    level, corpora with the same count named together."""
+    profile, null = lag_levels(results)
+    said: dict[str, list[str]] = {}
+    for corpus, own in profile.groupby("corpus", sort=False):
+        above = int((own["mi"] > null.loc[corpus, "threshold"]).sum())
+        said.setdefault(counted(above, len(own), "lags"), []).append(corpus)
+    return ("Above its corpus's dotted level lie " + "; ".join(f"{count} of {listed(names)}"
+                                                              for count, names in said.items()) + ".")
 
 
 def _entropy_facts(results, budget: int) -> dict:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ...report import verdicts
 from ...report.numbers import number, span
 from ...report.verdicts import Claim
@@ -77,4 +79,17 @@ def facts(results) -> dict:
         "data_rank": float(results["data_only"]["numerical_rank"].mean()),
         "magnitudes": magnitudes_text(cfg, excess),
         "recovery_text": recovery_text(cfg, rec),
+        "optimum_text": optimum_text(excess[excess.index < cfg.r_star]),
     }
+
+
+def optimum_text(deficient: pd.DataFrame) -> str:
+    """How close the students' mean excess lies to the Eckart–Young optimum at the ranks below r* (``deficient``:
+    per r, the mean excess and the optimum), the largest relative gap and the r = 1 pair."""
+    if deficient.empty:
+        return ""
+    gap = float(((deficient["excess"] - deficient["eckart_young"]).abs() / deficient["eckart_young"]).max())
+    first = deficient.iloc[0]
+    return (f"At every rank below $r^*$ the students' mean excess lies within {number(100 * gap, 2)} % of that "
+            f"optimum ({number(first['excess'])} against {number(first['eckart_young'])} at $r = "
+            f"{int(deficient.index[0])}$).")
