@@ -201,14 +201,19 @@ QUESTION = re.compile(r"\bwhether\b[^.;:]*$", re.IGNORECASE)
 # "sits on the optimum", "the two coincide"), a trend ("rises with r*") or a size in decades ("orders of magnitude").
 # On a result page the data say it; typed words may say it only as a condition, a rule or a question ("a width is
 # within the margin where its line ends inside the band", "every later rung must stay above it", "which lines stay
-# inside it"), or as what a lemma implies ("must lie below r*").
-RELATION = re.compile(r"\b(?:stays?|stayed|sits?|sat|lies?|lay|falls?|fell|drops?|dropped|rises?|rose|climbs?|"
-                      r"remains?|lands?|reach(?:es|ed)?)\b(?:\s+[\w'’*-]+){0,3}?\s+(?:above|below|inside|into|within|"
-                      r"on|onto|under|over|close to|near)\b|\bcoincides?\b|\b(?:rises?|grows?|increases?|"
-                      r"decreases?|falls?|shrinks?) with\b|\borders? of magnitude\b|\b(?:smaller|larger|greater|higher|"
-                      r"lower|closer|farther) (?:for|than|under)\b", re.IGNORECASE)
-CONDITION = re.compile(r"(?:\b(?:where|when|if|whose|which|would)\b[^.;:]*|\b(?:must|should|could|can|cannot|may|"
-                       r"might|to)\s+(?:not\s+)?(?:\w+\s+)?)$", re.IGNORECASE)
+# inside it"), or as what a lemma implies ("must lie below r*", "one of rank r* reaches the noise floor (its
+# Theorem 2)": a sentence that names the theorem it states).
+THEOREM = re.compile(r"\b(?:Theorems?|Lemmas?|Propositions?|Corollar(?:y|ies))\b")
+RELATION = re.compile(
+    r"\b(?:stays?|stayed|sits?|sat|lies?|lay|falls?|fell|drops?|dropped|rises?|rose|climbs?|remains?|lands?|"
+    r"reach(?:es|ed)?)\b(?:\s+[\w'’*-]+){0,3}?\s+(?:above|below|inside|into|within|on|onto|under|over|close to|near)\b"
+    r"|\bcoincides?\b|\b(?:rises?|grows?|increases?|decreases?|falls?|shrinks?) with\b|\borders? of magnitude\b"
+    r"|\b(?:smaller|larger|greater|higher|lower|closer|farther) (?:for|than|under)\b"
+    r"|\b(?:stays?|lies?|remains?|sits?) in (?:the|its|it)\b"
+    r"|\b(?:reach(?:es|ed)?|leaves?|left|enters?|entered) (?:the|its|it)\b(?:\s+[\w-]+)?\s+(?:floor|band|margin)\b",
+    re.IGNORECASE)
+CONDITION = re.compile(r"(?:\b(?:where|when|if|whose|which|would|why|how)\b[^.;:]*"
+                       r"|\b(?:must|should|could|can|cannot|may|might|to)\s+(?:not\s+)?(?:\w+\s+)?)$", re.IGNORECASE)
 LEGEND = re.compile(r"(?:^\s*:|[✓✗○][^.;✓✗○]{0,25}$)")
 TITLES = ("What holds and what differs", "Why Static Rank Fails and Attention-Native Rank Recovers")
 # On the capacity sweep's page and in the intro a count or a rank is the data's: an integer typed there, outside a
@@ -226,7 +231,7 @@ def _said(pattern: re.Pattern, text: str) -> re.Match | None:
 
 def _placed(text: str) -> re.Match | None:
     """The first ``RELATION`` of ``text`` said as a result: not in a question, a legend, a condition or a rule."""
-    if text.rstrip().endswith("?"):
+    if text.rstrip().endswith("?") or THEOREM.search(text):
         return None
     return next((m for m in RELATION.finditer(text) if not CONDITION.search(text[:m.start()])
                  and not QUESTION.search(text[:m.start()]) and not LEGEND.search(text[:m.start()])), None)

@@ -328,6 +328,10 @@ PLACED = [
      "a result typed by hand in other words ('contradicts')"),
     ("build/sections/ablation.html", "The three knees. The power-law excess falls lower than the sharp one's.",
      FIGURE, "where a result lies typed by hand ('lower than')"),
+    ("build/sections/teaching.html", "Only B0 stays in the band.", "<p>{}</p>",
+     "where a result lies typed by hand ('stays in the')"),
+    ("build/sections/teaching.html", "Outside the class no student reaches the floor.", "<p>{}</p>",
+     "where a result lies typed by hand ('reaches the floor')"),
 ]
 
 
@@ -346,7 +350,9 @@ def test_a_condition_a_rule_a_question_and_a_level_say_no_result_in_a_caption(tm
                "interval, r̂ at δ/2 and 2δ.")
     pages = {"build/sections/text_rank.html": FIGURE.format(caption),
              "build/sections/teaching.html": "<p>Predict: does the learned energy rank still rise with r*?</p>",
-             "build/sections/surrogate.html": "<p>By the lemma even the teacher's own ranks must lie below r*.</p>"}
+             "build/sections/surrogate.html": "<p>By the lemma even the teacher's own ranks must lie below r*. One of "
+                                               "rank r* reaches the noise floor (its Theorem 2).</p>",
+             "build/sections/intro.html": "<p>Derive why rank r* reaches the floor.</p>"}
     assert sentences.typed_results(_book(tmp_path, pages)) == []
 
 

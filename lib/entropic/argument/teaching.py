@@ -204,7 +204,7 @@ def static_rank_sweep(task: str = "linear_qk", T: int = 8, D: int = 8, r_stars=(
     (``task="linear_qk"``, a §6 teacher) or outside it (``"surrogate"``, a §5 fixed operator A*).
 
     Returns one row per r*: ``learned`` (eq. 2 of the learned K), ``teacher`` (eq. 2 of the task's operator, K* or
-    A*), ``excess`` (training loss − floor)."""
+    A*), ``excess`` (training loss − floor), ``floor`` (the task's noise floor)."""
     if task not in ("linear_qk", "surrogate"):
         raise ValueError(f"task must be 'linear_qk' or 'surrogate', got {task!r}")
     tasks = [make_attention_task("linear_qk", T, D, r, n, sigma, seed) if task == "linear_qk"
@@ -215,7 +215,8 @@ def static_rank_sweep(task: str = "linear_qk", T: int = 8, D: int = 8, r_stars=(
     kernels = student.kernel().detach()[:, 0].double()  # (G, D, D)
     return pd.DataFrame({"r_star": list(r_stars), "learned": spectral.energy_effective_rank(kernels).numpy(),
                          "teacher": [float(spectral.energy_effective_rank(t.operator)) for t in tasks],
-                         "excess": result.final_loss[:, 0] - np.array([t.noise_floor for t in tasks])})
+                         "excess": result.final_loss[:, 0] - np.array([t.noise_floor for t in tasks]),
+                         "floor": [t.noise_floor for t in tasks]})
 
 
 def rank_slope(table: pd.DataFrame) -> float:
