@@ -101,3 +101,16 @@ def test_every_row_names_a_known_estimator_kind_and_the_pre_training_ones_are_ma
     assert row["estimator"] == "closed form + alternation of closed forms" and verdicts.pre_training(row["estimator"])
     assert not verdicts.pre_training("maximum likelihood (= training)")
     assert not verdicts.pre_training("closed form + maximum likelihood (= training)")
+
+
+def test_what_differs_is_said_from_the_verdicts_per_kind_with_each_rows_subject():
+    rows = [verdicts.row("B0: max |excess| at r = r*", 0.0, Claim("≈ 0", 0.0, "§5"), "achievability", True,
+                         estimator="training"),
+            verdicts.row("B1: mean excess at r = r*", 60.9, Claim("69.4", 69.4, "§5"), "deficiency", True,
+                         estimator="training", se=0.1),
+            verdicts.row("linear_qk: max CV_seed of R_eff(K)", 0.2, Claim("≤ 0.003", 0.003, "§6"), "seed stability",
+                         False, upper_bound=True, estimator="training")]
+    table = verdicts.table(rows)
+    assert verdicts.differing(table) == ("What differs: the claim holds with another value for deficiency (B1) and "
+                                         "the claim fails for seed stability (linear).")
+    assert verdicts.differing(verdicts.table(rows[:1])) == "Nothing differs: every row reproduces the paper's value."

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .numbers import number
+from .numbers import listed, number
 
 FLOOR_BAND = 0.05  # |excess| ≤ 5 % of the noise floor: at the floor; > 5 % for every seed: clearly above
 RECOVERY_TOLERANCE = 0.10  # |R̃_eff(learned) − R̃_eff(teacher)| ≤ 10 % of R̃_eff(teacher)
@@ -281,3 +281,26 @@ def mean_se(frame: pd.DataFrame, column: str, by: str = "seed") -> float:
 def max_abs_se(frame: pd.DataFrame, column: str, by: str = "seed") -> float:
     """Seed standard error of the largest |value| of ``column`` (see ``seed_se``)."""
     return seed_se(frame, lambda f: f[column].abs().max(), by)
+
+
+def differing(table: pd.DataFrame) -> str:
+    """What differs from the paper in a comparison ``table``, said from its verdicts: per kind of claim (in the table's
+    order), the rows whose claim holds with another value, then those whose claim fails, each row named by what its
+    quantity is of ("B1", "linear") or, without one, by its quantity; "Nothing differs" where every row reproduces the
+    paper."""
+    from .names import word
+
+    def of(rows: pd.DataFrame) -> str:
+        kinds = {}
+        for quantity, kind in zip(rows.index, rows["kind"], strict=True):
+            subject, colon, _ = str(quantity).partition(":")
+            kinds.setdefault(kind, []).append(word(subject) if colon else str(quantity))
+        return listed([f"{kind} ({', '.join(subjects)})" for kind, subjects in kinds.items()])
+
+    value = table[table["verdict"] == CLAIM_HOLDS]
+    failed = table[table["verdict"] == NOT_REPRODUCED]
+    parts = ([f"the claim holds with another value for {of(value)}"] if len(value) else []) + \
+            ([f"the claim fails for {of(failed)}"] if len(failed) else [])
+    if not parts:
+        return "Nothing differs: every row reproduces the paper's value."
+    return "What differs: " + " and ".join(parts) + "."

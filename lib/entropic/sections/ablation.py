@@ -206,7 +206,20 @@ def facts(results) -> dict:
     out["holding"] = _holding(table, regimes(results))
     out["differs"] = _differs(table, cells)
     out["knee_reading"] = knee_reading(cells)
+    out["knee_place"] = knee_place(regimes(results))
     return out
+
+
+def knee_place(regime: pd.DataFrame) -> str:
+    """Whether the knee keeps its place at r* on every spectrum (``regimes``): every deficient student above the
+    band and every student from r* on inside it."""
+    moved = [spectrum for spectrum, row in regime.iterrows() if not (row["deficiency"] and row["achievability"])]
+    if not moved:
+        return ("The knee changes shape, not place: on every spectrum each student below $r^*$ lies above the band "
+                "and each from $r^*$ on inside it.")
+    return (f"The knee does not keep its place at $r^*$ on the {listed([word(s) for s in moved])} "
+            f"spectr{'a' if len(moved) > 1 else 'um'}: a student below $r^*$ inside the band or one from $r^*$ on "
+            "above it.")
 
 
 def knee_reading(cells: pd.DataFrame) -> str:

@@ -274,7 +274,8 @@ def facts(results) -> dict:
     }
     return out | _trace_facts(results, out) | {"cv_sentence": cv_sentence(out["cv_max"]),
                                                "excess_reading": excess_reading(results),
-                                               "recovery_reading": recovery_reading(cells)}
+                                               "recovery_reading": recovery_reading(cells),
+                                               "differing": verdicts.differing(compare(results))}
 
 
 def excess_reading(results) -> str:

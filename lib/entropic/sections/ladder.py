@@ -306,6 +306,7 @@ def facts(results) -> dict:
                           f"{number(out['b3_ratio'])} times B1's, {'below it as well' if same else 'above it'}.")
     out["conclusion"] = " ".join(parts)
     out["rung_reading"] = rung_reading(results)
+    out["differing"] = verdicts.differing(compare(results))
     says = [CLAIMS[r].says for r in EQUIVARIANT]
     out["magnitudes"] = (f"the paper's {', '.join(says[:-1])} and {says[-1]} are compared on the claim first"
                          if cfg.paper_setting else "the sizes are compared on the claim first")

@@ -18,7 +18,7 @@ from ..jobs.config import param, positive, positive_int
 from ..jobs.grids import AttentionTaskGrid
 from ..jobs.store import Job
 from ..report import figures, verdicts
-from ..report.numbers import number, span
+from ..report.numbers import counted, number, span
 from ..report.verdicts import Claim
 
 TITLE = "§6 Predictability of r* from data (Table 4)"
@@ -212,6 +212,12 @@ def facts(results) -> dict:
                                      ", though not at every step")
                                   + " (paper: 1.10 → 8.46).")
     if len(lin):
+        by = lin.groupby("r_star")
+        exact = sum(bool((g["v_known_numerical_rank"] == r).all()) for r, g in by)
+        tracked = sum(verdicts.tracks_teacher(g["v_known_energy_rank"], g["teacher_energy_rank"]) for _, g in by)
+        out["lin_follows"] = (f"its numerical rank is $r^*$ in every seed at {counted(exact, by.ngroups, 'r*')} and "
+                              f"its energy rank within {100 * verdicts.RECOVERY_TOLERANCE:g} % of the teacher's at "
+                              f"{counted(tracked, by.ngroups, 'r*')}")
         out |= {"lin_rel_error_max": float(lin["v_known_relative_error"].max()),
                 "lin_mixer_min": float(lin["realized_mixer_energy_rank"].min())}
     return out

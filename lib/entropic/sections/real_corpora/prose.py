@@ -40,7 +40,7 @@ def facts(results, spec: pd.DataFrame) -> dict:
                             "ablation_context"], nan),
            **dict.fromkeys(["layer0_whole", "last_layer_whole", "ffn_marks", "long_change0"], dash),
            "trajectory_text": "No checkpoints are stored.", "lag_reading": "", "critical_corpora": nan,
-           "critical_cells": nan, "null_copies": cfg.max_null_permutations,
+           "critical_cells": nan, "null_copies": cfg.max_null_permutations, "others_vary": "vary",
            "paper_r_text": dash, "ridge_text": "No corpus is stored.", "entropy_text": dash,
            "predictor_change": dash, "spectra_cells": "none", "long_text": "The long run is not stored yet.",
            "long_what": f"{cfg.long_corpus} at d_model = {cfg.long_d_model}"
@@ -49,6 +49,7 @@ def facts(results, spec: pd.DataFrame) -> dict:
         pred = results["predictor"]
         for column in PREDICTORS:
             out[f"cv_{column}"] = stats.coefficient_of_variation(pred[column]) if len(pred) > 1 else nan
+        out["others_vary"] = _others_vary(out)
         out |= _data_facts(pred, len(cfg.d_models))
         out |= {"lags_span": span(pred[MAIN.predictor]), "ridge_share": span(pred["ridge_rank"]
                                                                                 / pred["ablation_context"]),
@@ -147,6 +148,16 @@ def _data_facts(pred: pd.DataFrame, widths: int) -> dict:
             f"{stats.coefficient_of_variation(before):.2f} to {stats.coefficient_of_variation(after):.2f}. Under the "
             f"earlier lag-1 rule they were {span(pred['effective_lags_lag1'])}.")
     return out
+
+
+def _others_vary(found: dict) -> str:
+    """How the other operator readings' across-corpus CVs (``cv_lag_mi_operator_rank``, ``cv_cca_rank``,
+    ``cv_cca_uncapped_rank``) stand against the main predictor's: "vary less", "vary more" or "vary less and more"."""
+    main = found["cv_effective_lags_shift"]
+    others = [found[f"cv_{c}"] for c in ("lag_mi_operator_rank", "cca_rank", "cca_uncapped_rank")]
+    if any(np.isnan(v) for v in [main, *others]):
+        return "vary"
+    return ("vary less" if max(others) < main else "vary more" if min(others) > main else "vary less and more")
 
 
 def lag_reading(results) -> str:

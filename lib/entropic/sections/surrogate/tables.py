@@ -80,6 +80,8 @@ def facts(results) -> dict:
         "magnitudes": magnitudes_text(cfg, excess),
         "recovery_text": recovery_text(cfg, rec),
         "optimum_text": optimum_text(excess[excess.index < cfg.r_star]),
+        "shares": "shares" if verdicts.tracks_teacher(rec["energy_effective_rank"],
+                                                      rec["teacher_energy_effective_rank"]) else "does not share",
     }
 
 
