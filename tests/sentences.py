@@ -223,18 +223,19 @@ INTEGER_PAGES = ("text_rank", "intro")
 INTEGER = re.compile(r"(?<![\w.,$/−-])\d+(?:,\d{3})*(?![\w.,]?\d|[^\W\d_]|\s?%)")
 
 
-def _said(pattern: re.Pattern, text: str) -> re.Match | None:
-    """The first match of ``pattern`` in ``text`` that says something (``QUESTION``, ``LEGEND`` aside)."""
+def _said(pattern: re.Pattern, text: str, unless: tuple[re.Pattern, ...] = ()) -> re.Match | None:
+    """The first match of ``pattern`` in ``text`` that says something: not after a ``QUESTION``, a ``LEGEND`` or any
+    pattern of ``unless`` that ends where it starts."""
     return next((m for m in pattern.finditer(text)
-                 if not QUESTION.search(text[:m.start()]) and not LEGEND.search(text[:m.start()])), None)
+                 if not any(p.search(text[:m.start()]) for p in (QUESTION, LEGEND, *unless))), None)
 
 
 def _placed(text: str) -> re.Match | None:
-    """The first ``RELATION`` of ``text`` said as a result: not in a question, a legend, a condition or a rule."""
+    """The first ``RELATION`` of ``text`` said as a result: not in a question, a legend, a condition or a rule, nor in
+    a sentence that names the theorem it states."""
     if text.rstrip().endswith("?") or THEOREM.search(text):
         return None
-    return next((m for m in RELATION.finditer(text) if not CONDITION.search(text[:m.start()])
-                 and not QUESTION.search(text[:m.start()]) and not LEGEND.search(text[:m.start()])), None)
+    return _said(RELATION, text, unless=(CONDITION,))
 
 
 def typed_results(folder: Path) -> list[str]:

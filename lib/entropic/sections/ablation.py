@@ -191,9 +191,11 @@ def _pair(teacher: float, learned: float) -> str:
     return f"{with_decimals(teacher, 2)} → {with_decimals(learned, 2)}"
 
 
-def facts(results) -> dict:
-    cfg, cells = results.cfg, per_spectrum(results)
-    table = compare(results)
+def facts(results, table: pd.DataFrame | None = None) -> dict:
+    """Every number and sentence the page's prose quotes; ``table``: the comparison the page shows (``compare``),
+    computed here where the caller has none."""
+    cfg, cells, regime = results.cfg, per_spectrum(results), regimes(results)
+    table = compare(results) if table is None else table
     out = {"floor": noise_floor(results), "r_star": cfg.r_star}
     for spectrum, row in cells.iterrows():
         out[f"{spectrum}_teacher"] = float(row["R̃_eff(K*)"])
@@ -203,10 +205,10 @@ def facts(results) -> dict:
     out["knees"] = ", ".join(f"{number(v)} ({s})" for s, v in knees.items()) or "no deficient rank trained"
     out["recovery_pairs"] = "; ".join(f"{_pair(row['R̃_eff(K*)'], row['R̃_eff(K), learned'])} ({s})"
                                       for s, row in cells.iterrows())
-    out["holding"] = _holding(table, regimes(results))
+    out["holding"] = _holding(table, regime)
     out["differs"] = _differs(table, cells)
     out["knee_reading"] = knee_reading(cells)
-    out["knee_place"] = knee_place(regimes(results))
+    out["knee_place"] = knee_place(regime)
     return out
 
 

@@ -249,7 +249,9 @@ def compare(results) -> pd.DataFrame:
     return verdicts.table(rows)
 
 
-def facts(results) -> dict:
+def facts(results, table: pd.DataFrame | None = None) -> dict:
+    """Every number and sentence the page's prose quotes; ``table``: the comparison the page shows (``compare``),
+    computed here where the caller has none."""
     cfg, cells = results.cfg, grid(results)
     deficiency = cells["excess at r*−1"].groupby("teacher").mean()
     recovered = cells.dropna(subset=["R̃_eff(K)"])  # a partial run may lack some recovery students
@@ -275,7 +277,8 @@ def facts(results) -> dict:
     return out | _trace_facts(results, out) | {"cv_sentence": cv_sentence(out["cv_max"]),
                                                "excess_reading": excess_reading(results),
                                                "recovery_reading": recovery_reading(cells),
-                                               "differing": verdicts.differing(compare(results))}
+                                               "differing": verdicts.differing(compare(results) if table is None
+                                                                               else table)}
 
 
 def excess_reading(results) -> str:

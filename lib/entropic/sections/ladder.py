@@ -266,8 +266,9 @@ def compare(results) -> pd.DataFrame:
     return verdicts.table(rows)
 
 
-def facts(results) -> dict:
-    """The diagnosis of the ladder, computed from the data, and the numbers the prose quotes."""
+def facts(results, table: pd.DataFrame | None = None) -> dict:
+    """The diagnosis of the ladder, computed from the data, and the numbers the prose quotes; ``table``: the
+    comparison the page shows (``compare``), computed here where the caller has none."""
     cfg, floor, stats = results.cfg, noise_floor(results), summary(results)
     excess = stats["excess"]
     by_rung = at_r_star(results).groupby("rung", observed=True)["excess"]
@@ -306,7 +307,7 @@ def facts(results) -> dict:
                           f"{number(out['b3_ratio'])} times B1's, {'below it as well' if same else 'above it'}.")
     out["conclusion"] = " ".join(parts)
     out["rung_reading"] = rung_reading(results)
-    out["differing"] = verdicts.differing(compare(results))
+    out["differing"] = verdicts.differing(compare(results) if table is None else table)
     says = [CLAIMS[r].says for r in EQUIVARIANT]
     out["magnitudes"] = (f"the paper's {', '.join(says[:-1])} and {says[-1]} are compared on the claim first"
                          if cfg.paper_setting else "the sizes are compared on the claim first")

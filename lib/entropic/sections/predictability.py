@@ -118,14 +118,13 @@ def compare(results) -> pd.DataFrame:
 
     if "linear_qk" in cfg.teachers:
         lin = est[est["teacher"] == "linear_qk"]
-        by = lin.groupby("r_star")
-        exact = [bool((g["v_known_numerical_rank"] == r).all()) for r, g in by]
+        exact = exact_per_r_star(lin)
         rows.append(verdicts.row("linear_qk: V-known numerical rank = r* (fraction of r*)", sum(exact) / len(exact),
                                  claim("linear_numerical", "= r*"), "predictability", all(exact), exact=True,
                                  estimator="closed form"))
         for key, column in (("linear_v_known_energy", "v_known_energy_rank"),
                             ("linear_v_unknown_energy", "v_unknown_energy_rank")):
-            hits = [verdicts.tracks_teacher(g[column], g["teacher_energy_rank"]) for _, g in by]
+            hits = tracked_per_r_star(lin, column)
             rows.append(verdicts.row(f"linear_qk: {ESTIMATORS[column]} tracks the teacher (fraction of r*)",
                                      sum(hits) / len(hits), claim(key, "tracks r*"), "energy prediction", all(hits),
                                      exact=True, estimator=KINDS[column]))
@@ -212,15 +211,23 @@ def facts(results) -> dict:
                                      ", though not at every step")
                                   + " (paper: 1.10 → 8.46).")
     if len(lin):
-        by = lin.groupby("r_star")
-        exact = sum(bool((g["v_known_numerical_rank"] == r).all()) for r, g in by)
-        tracked = sum(verdicts.tracks_teacher(g["v_known_energy_rank"], g["teacher_energy_rank"]) for _, g in by)
-        out["lin_follows"] = (f"its numerical rank is $r^*$ in every seed at {counted(exact, by.ngroups, 'r*')} and "
-                              f"its energy rank within {100 * verdicts.RECOVERY_TOLERANCE:g} % of the teacher's at "
-                              f"{counted(tracked, by.ngroups, 'r*')}")
+        exact, tracked = exact_per_r_star(lin), tracked_per_r_star(lin, "v_known_energy_rank")
+        out["lin_follows"] = (f"its numerical rank is $r^*$ in every seed at {counted(sum(exact), len(exact), 'r*')} "
+                              f"and its energy rank within {100 * verdicts.RECOVERY_TOLERANCE:g} % of the teacher's at "
+                              f"{counted(sum(tracked), len(tracked), 'r*')}")
         out |= {"lin_rel_error_max": float(lin["v_known_relative_error"].max()),
                 "lin_mixer_min": float(lin["realized_mixer_energy_rank"].min())}
     return out
+
+
+def exact_per_r_star(tasks: pd.DataFrame) -> list[bool]:
+    """Per r* of ``tasks``: whether the V-known numerical rank is r* in every seed."""
+    return [bool((g["v_known_numerical_rank"] == r).all()) for r, g in tasks.groupby("r_star")]
+
+
+def tracked_per_r_star(tasks: pd.DataFrame, column: str) -> list[bool]:
+    """Per r* of ``tasks``: whether the energy rank ``column`` tracks the teacher's (``verdicts.tracks_teacher``)."""
+    return [verdicts.tracks_teacher(g[column], g["teacher_energy_rank"]) for _, g in tasks.groupby("r_star")]
 
 
 def softmax_reading(soft: pd.DataFrame, inverted: pd.DataFrame) -> str:
