@@ -42,11 +42,31 @@ def bounds(x: np.ndarray) -> tuple[float, float, float]:
 
 def projected(tokens: np.ndarray, gaps: np.ndarray, budget: int) -> np.ndarray:
     """Per seed, the gap at twice the budget: the least-squares line in log₂ tokens through the checkpoints from
-    budget/2 to the budget. ``gaps`` : (n, M) at ``tokens`` (M,); returns (n,)."""
+    budget/2 to the budget. ``gaps`` : (..., M) at ``tokens`` (M,), any leading shape (seeds, or widths, resamples
+    and seeds); returns (...)."""
     window = (tokens >= budget / 2) & (tokens <= budget)
     x = np.log2(tokens[window].astype(float))
-    slope, intercept = np.polyfit(x, gaps[:, window].T, 1)  # each (n,)
-    return slope * math.log2(2 * budget) + intercept
+    lines = gaps[..., window].reshape(-1, int(window.sum()))
+    slope, intercept = np.polyfit(x, lines.T, 1)  # one line per row, in one solve
+    return (slope * math.log2(2 * budget) + intercept).reshape(gaps.shape[:-1])
+
+
+def _bounds(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bounds` over the last axis of ``x`` (..., n), for every leading index at once."""
+    n = x.shape[-1]
+    mean = np.mean(x, axis=-1)
+    half = (stats.t_quantile(CONFIDENCE, n - 1) * np.std(x, axis=-1, ddof=1) / math.sqrt(n) if n > 1
+            else np.full(mean.shape, math.inf))
+    return mean, mean - half, mean + half
+
+
+def statuses(tokens: np.ndarray, gaps: np.ndarray, budget: int, margin: float) -> np.ndarray:
+    """Each width's status, as :func:`status` gives it, for gaps (..., n, M): one per leading index (...)."""
+    at = int(np.flatnonzero(tokens == budget)[0])
+    _, _, high = _bounds(gaps[..., at])
+    _, p_low, p_high = _bounds(projected(tokens, gaps, budget))
+    return np.where((high < margin) & (p_low <= margin), WITHIN,
+                    np.where(p_low > margin, PERSISTING, np.where(p_high < margin, CLOSING, UNRESOLVED)))
 
 
 def status(gap_at_budget: np.ndarray, gap_projected: np.ndarray, margin: float) -> str:
@@ -59,17 +79,20 @@ def status(gap_at_budget: np.ndarray, gap_projected: np.ndarray, margin: float) 
     return PERSISTING if p_low > margin else CLOSING if p_high < margin else UNRESOLVED
 
 
+def r_hats(states: np.ndarray, grid: list[int]) -> np.ndarray:
+    """r̂ by the third rule from the statuses (W, ...) of the widths of ``grid`` below the full one: the smallest
+    width from which every width up to the full one is within δ (the full width where the one below it is not)."""
+    within = np.cumprod(states[::-1] == WITHIN, axis=0).sum(axis=0)  # the widths within δ, counted from the top
+    return np.asarray(grid)[len(grid) - 1 - within]
+
+
 def read(tokens: np.ndarray, gaps: np.ndarray, grid: list[int], budget: int, margin: float) -> dict:
     """r̂ of one reading by the third rule. ``gaps`` : (W, n, M), the paired gaps of the widths of ``grid`` below the
     full one, n seeds, at ``tokens`` (M,). Returns r_hat, exact (the width below r̂ persists, or r̂ is the smallest),
     and per width its status, mean gap at the budget with its bounds, and mean projected gap."""
     at = int(np.flatnonzero(tokens == budget)[0])
-    states = [status(g[:, at], projected(tokens, g, budget), margin) for g in gaps]
-    hat = grid[-1]
-    for width, state in zip(reversed(grid[:-1]), reversed(states), strict=True):
-        if state != WITHIN:
-            break
-        hat = width
+    states = [str(state) for state in statuses(tokens, gaps, budget, margin)]
+    hat = int(r_hats(np.array(states), grid))
     below = grid.index(hat) - 1
     return {"r_hat": hat, "exact": below < 0 or states[below] == PERSISTING, "states": states,
             "gap": [bounds(g[:, at]) for g in gaps], "projected": [float(projected(tokens, g, budget).mean())
@@ -78,11 +101,12 @@ def read(tokens: np.ndarray, gaps: np.ndarray, grid: list[int], budget: int, mar
 
 def resample(tokens, gaps, grid, budget, margin, seed: int, count: int = RESAMPLES) -> np.ndarray:
     """r̂ of ``count`` resamples (count,): the seeds drawn with replacement jointly across widths and checkpoints
-    (a drawn seed brings all its students), from PCG64 seeded with ``seed``, each read by ``read``'s rule."""
+    (a drawn seed brings all its students), from PCG64 seeded with ``seed``, each read by ``read``'s rule (all the
+    resamples at once: gaps (W, count, n, M))."""
     generator = np.random.default_rng(seed)
     n = gaps.shape[1]
-    return np.array([read(tokens, gaps[:, drawn], grid, budget, margin)["r_hat"]
-                     for drawn in generator.integers(0, n, size=(count, n))])
+    drawn = generator.integers(0, n, size=(count, n))
+    return r_hats(statuses(tokens, gaps[:, drawn], budget, margin), grid)
 
 
 def seed_of(corpus: str) -> int:
