@@ -17,6 +17,7 @@ when it can, and otherwise fails saying how (``ENTROPIC_SKIP_BROWSER=1`` skips i
 
 import functools
 import http.server
+import math
 import os
 import re
 import shutil
@@ -155,3 +156,86 @@ def test_every_page_gives_a_claim_the_verdict_its_ledger_row_gives(tiny_html):
     said = reader.stated_verdicts(tiny_html.parent)
     assert len(said) >= 10  # the comparison tables, the ledger and the intro were read
     assert not reader.verdicts_contradicted(tiny_html.parent)
+
+
+# What the surrogate's explorable draws (argument/explorables.py), read from its Bokeh document in the page.
+DRAWN = """() => { const doc = Bokeh.documents.find(d => d.get_model_by_name('surrogate-curve'));
+  const model = name => doc.get_model_by_name(name);
+  const curve = model('surrogate-curve').data;
+  return {r: Array.from(curve.r), risk: Array.from(curve.risk), excess: Array.from(curve.excess),
+          chosen: Array.from(model('surrogate-choice').data.risk), marker: model('surrogate-r-star').location,
+          readout: model('surrogate-readout').text, r_star: model('surrogate-r-star-slider').value,
+          rank: model('surrogate-rank').value, sigma: model('surrogate-sigma').value,
+          ratio: model('surrogate-ratio').value, ratio_disabled: model('surrogate-ratio').disabled,
+          kind: model('surrogate-spectrum').value}; }"""
+
+
+def _matches_numpy(drawn: dict) -> list[str]:
+    """Where what the page drew differs from the library's numpy computation of the same settings: the curve to the
+    last bits of a float64, the readout to the precision it prints."""
+    from entropic.argument import explorables
+
+    expected = explorables.surrogate_risk(drawn["r_star"], drawn["kind"], drawn["ratio"], drawn["sigma"])
+    where = (f"r* = {drawn['r_star']}, {drawn['kind']}, ratio {drawn['ratio']}, σ = {drawn['sigma']}, "
+             f"r = {drawn['rank']}")
+    problems = [f"{where}: the drawn {column} is not numpy's" for column in ("r", "risk", "excess")
+                if len(drawn[column]) != len(expected) or not all(
+                    math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300)
+                    for a, b in zip(drawn[column], expected[column], strict=True))]
+    value = float(expected["excess"].iloc[drawn["rank"] - 1])
+    printed = re.search(r"<b>([^<]+)</b>", drawn["readout"])[1]  # three significant digits, or 0
+    shown = float(printed)
+    unit = 10.0 ** (math.floor(math.log10(shown)) - 2) if shown else 0.0  # the last printed digit's
+    if abs(shown - value) > unit / 2 * (1 + 1e-9) or (shown == 0) != (value == 0):
+        problems.append(f"{where}: the readout prints {printed}, numpy computes {value!r}")
+    chosen = float(expected["risk"].iloc[drawn["rank"] - 1])
+    if f"rank-{drawn['rank']} " not in drawn["readout"] or not math.isclose(drawn["chosen"][0], chosen, rel_tol=1e-12):
+        problems.append(f"{where}: the chosen rank's point or readout is not rank {drawn['rank']}'s")
+    if drawn["marker"] != drawn["r_star"] or drawn["ratio_disabled"] != (drawn["kind"] != "geometric"):
+        problems.append(f"{where}: the r* line or the ratio slider's state does not follow the settings")
+    return problems
+
+
+def test_every_slider_of_the_surrogate_explorable_redraws_what_numpy_computes(site):
+    """The teaching page's explorable moved as a reader moves it, with the keyboard: each slider's handle focused and
+    stepped with the arrow keys, the spectrum chosen from its menu; after every move the curve, the chosen point and
+    the readout are numpy's for the settings the page shows. In print it is its static figure and one line."""
+    from playwright.sync_api import sync_playwright
+
+    from entropic.argument import explorables
+
+    base, folder = site
+    teaching = next(name for name in pages(folder) if name.endswith("teaching.html"))
+    problems = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        page = browser.new_page(viewport={"width": 400, "height": 900})
+        page.goto(f"{base}/{teaching}", wait_until="networkidle")
+        page.wait_for_function("() => window.Bokeh && Bokeh.documents.some("
+                               "d => d.get_model_by_name('surrogate-curve'))")
+        figure = page.locator("#explorable-surrogate-bound")
+        problems += _matches_numpy(page.evaluate(DRAWN))
+        handles = figure.locator(".noUi-handle")
+        assert handles.count() == 4, "the explorable shows four sliders (r*, σ, the ratio, r)"
+        moved = set()
+        for label in explorables.SPECTRA.values():
+            figure.locator("select").select_option(label=label)
+            problems += _matches_numpy(page.evaluate(DRAWN))
+            for index in range(handles.count()):
+                handle = handles.nth(index)
+                if handle.evaluate("h => h.closest('.noUi-target').hasAttribute('disabled')"):
+                    continue
+                handle.focus()
+                for key in ("ArrowRight", "ArrowRight", "ArrowLeft", "End", "Home"):
+                    before = page.evaluate(DRAWN)
+                    page.keyboard.press(key)
+                    after = page.evaluate(DRAWN)
+                    moved |= {name for name in ("r_star", "rank", "sigma", "ratio") if after[name] != before[name]}
+                    problems += _matches_numpy(after)
+                handle.press("ArrowRight")
+        assert moved == {"r_star", "rank", "sigma", "ratio"}, f"the keyboard moved only {sorted(moved)}"
+        page.emulate_media(media="print")
+        live, printed = figure.locator(".explorable-live"), figure.locator(".explorable-print img")
+        assert not live.is_visible() and printed.is_visible(), "in print, the static figure in place of the live one"
+        browser.close()
+    assert not problems, "\n".join(problems[:20])

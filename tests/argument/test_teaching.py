@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from entropic import paths
-from entropic.argument import teaching
+from entropic.argument import explorables, teaching
 from entropic.engine.synthetic import tasks, theorems
 from entropic.jobs import runner
 from entropic.publish import build as book
@@ -156,6 +156,9 @@ def test_exercise_1_the_ratio_is_the_by_hand_tail_ratio_and_training_agrees(glue
     assert glued["teaching_ratio_power_law"] == pytest.approx((1 / 4 + 1 / 9) / (1 / 9))  # also 3.25
     assert glued["teaching_ratio_flat"] == pytest.approx(2.0)
     assert glued["teaching_ratio_power_law_trained"] == pytest.approx(glued["teaching_ratio_power_law"], rel=0.1)
+    # answered with the moving figure: its readouts at r = 1 and r = 2 give 1 + (λ₂/λ₃)² for each of its spectra
+    moved = [float(value.split(" (")[0]) for value in re.split(r", | and ", glued["teaching_ratio_moved"])]
+    assert moved == pytest.approx([1 + 1.5**2, 2.0, 1 + 2.0**2], rel=1e-3)  # linear (eq. 8), flat, geometric ½
 
 
 @pytest.mark.integration
@@ -169,10 +172,13 @@ def test_exercise_2_noise_keeps_the_deficit_and_shrinks_it_in_floors_as_the_clos
     floor = glued["teaching_noise_sigma"] ** 2 * glued["teaching_T"] * glued["teaching_D"]
     assert glued["teaching_noise_relative_high"] == pytest.approx(optimum / floor, rel=0.15)  # trained vs closed form
     assert abs(glued["teaching_noise_excess_rstar_high"]) < FLOOR_BAND * glued["teaching_noise_floor_high"]
-    assert glued["teaching_noise_critical_sigma"] == pytest.approx(
-        math.sqrt(optimum / (FLOOR_BAND * glued["teaching_T"] * glued["teaching_D"])), rel=1e-6)
     visible = glued["teaching_noise_relative_high"] > FLOOR_BAND
-    assert glued["teaching_noise_visible"].startswith("**Yes" if visible else "**No")
+    assert ("stays outside" if visible else "falls inside") in glued["teaching_noise_visible"]
+    # answered with the moving figure (r* = 3, the paper's spectrum, r = 2): the σ a reader finds by sliding it up is
+    # the closed form √(Σ_{j>2} λ_j² / (band · T)) = √(1 / (0.05 · 16)), rounded up to the slider's step
+    exact = math.sqrt(1.0 / (FLOOR_BAND * 16))
+    assert glued["teaching_noise_entering_sigma"] == pytest.approx(exact, rel=1e-12)
+    assert exact <= glued["teaching_noise_slider_sigma"] < exact + explorables.SIGMAS[2]
     assert glued["teaching_band_pct"] == pytest.approx(100 * FLOOR_BAND)
 
 

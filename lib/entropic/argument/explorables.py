@@ -1,0 +1,268 @@
+"""The explorables of the teaching chapter (and the §4 page): figures a reader moves in the page itself, with no
+kernel, server or network.
+
+Each is a Bokeh document whose sliders recompute the curve in the page with ``CustomJS`` (Bokeh's JavaScript ships
+inside its Python package; ``publish.interactive`` serves it beside the book and loads it on the pages that show
+one), beside the numpy computation of the same quantity here, which the tests compare with what the page draws. In
+print, each appears as its static figure at the paper's settings (``_assets/print.css``).
+
+1. :func:`surrogate_bound`: the §4 surrogate's bound. The best rank-r student of a teacher A* with spectrum λ pays
+   ‖V*‖²_F Σ_{j>r} λ_j² above the noise floor σ²Td (Eckart–Young), which, for the paper's value map (entries
+   N(0, 1/d), so E‖V*‖²_F = d), is Σ_{j>r} λ_j² / (σ²T) floors: its risk in floors is 1 plus that.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from ..engine.synthetic.tasks import teacher_spectrum
+
+SPECTRA = {"sharp": "linear (eq. 8)", "flat": "flat", "geometric": "geometric"}  # name -> what the page calls it
+PAPER = {"r_star": 3, "spectrum": "sharp", "ratio": 0.5, "sigma": 0.05, "T": 16, "d": 12}  # §4, Table 1
+R_STAR_MAX = PAPER["T"] // 2  # the §4 sweep trains r = 1 … 2r*, within T
+SIGMAS = (0.01, 1.5, 0.01)  # σ's slider: from, to, step
+RATIOS = (0.05, 0.95, 0.05)  # the geometric spectrum's ratio λ_{i+1}/λ_i
+
+
+def spectrum(r_star: int, kind: str, ratio: float = PAPER["ratio"]) -> np.ndarray:
+    """The teacher's r* eigenvalues: the paper's linear ``sharp`` spectrum (eq. 8), ``flat``, or ``geometric``
+    (λ_i = ratio^(i−1))."""
+    if kind == "geometric":
+        if not 0 < ratio < 1:
+            raise ValueError(f"a geometric spectrum's ratio must lie strictly between 0 and 1, got {ratio}")
+        return ratio ** np.arange(r_star, dtype=float)
+    if kind not in SPECTRA:
+        raise ValueError(f"unknown spectrum {kind!r}; expected one of {list(SPECTRA)}")
+    return teacher_spectrum(r_star, kind).numpy()
+
+
+def surrogate_risk(r_star: int, kind: str, ratio: float, sigma: float, T: int = PAPER["T"]) -> pd.DataFrame:
+    """For every student rank r = 1 … T: the Eckart–Young tail Σ_{j>r} λ_j², the best student's excess in noise
+    floors (tail / (σ²T), for E‖V*‖²_F = d) and its risk in floors (1 + that)."""
+    if not 1 <= r_star <= T:
+        raise ValueError(f"r* must lie in 1 … T = {T}, got {r_star}")
+    if not sigma > 0:
+        raise ValueError(f"σ must be positive (the risk is measured in noise floors), got {sigma}")
+    squares = spectrum(r_star, kind, ratio) ** 2
+    r = np.arange(1, T + 1)
+    tail = np.array([squares[k:].sum() for k in r])
+    excess = tail / (sigma**2 * T)
+    return pd.DataFrame({"r": r, "tail": tail, "excess": excess, "risk": 1 + excess})
+
+
+def sigma_entering_band(band: float, r: int, r_star: int, kind: str, ratio: float = PAPER["ratio"],
+                        T: int = PAPER["T"]) -> float:
+    """The noise at which the best rank-r student's excess is exactly ``band`` floors: √(tail / (band·T))."""
+    tail = float((spectrum(r_star, kind, ratio)[r:] ** 2).sum())
+    return (tail / (band * T)) ** 0.5
+
+
+def least_sigma_within(band: float, r: int, r_star: int, kind: str, ratio: float = PAPER["ratio"],
+                       T: int = PAPER["T"]) -> float:
+    """The least σ on the explorable's slider at which the best rank-r student's excess is at most ``band`` floors
+    (what a reader finds by sliding σ up), computed from :func:`surrogate_risk`."""
+    start, stop, step = SIGMAS
+    for k in range(round((stop - start) / step) + 1):
+        sigma = round(start + k * step, 10)
+        if surrogate_risk(r_star, kind, ratio, sigma, T)["excess"].iloc[r - 1] <= band:
+            return sigma
+    raise ValueError(f"no σ up to {stop} brings the rank-{r} excess within {band} floors")
+
+
+def stored_students(sweep: pd.DataFrame, T: int = PAPER["T"], d: int = PAPER["d"]) -> pd.DataFrame:
+    """The §4 sweep's trained students in the explorable's units: each one's excess rescaled to E‖V*‖²_F = d (its
+    task's ‖V*‖²_F, read off its stored Eckart–Young optimum at r = 1), in noise floors, and its risk in floors. The
+    sweep must be at the paper's settings (``Config.paper_setting``), whose spectrum gives the tail at r = 1."""
+    first = sweep[sweep["r"] == 1].set_index("seed")
+    tail_1 = float((spectrum(PAPER["r_star"], PAPER["spectrum"])[1:] ** 2).sum())
+    value_energy = first["eckart_young"] / tail_1  # ‖V*‖²_F of each seed's task
+    floors = sweep["excess"] * d / sweep["seed"].map(value_energy) / sweep["noise_floor"]
+    return pd.DataFrame({"r": sweep["r"], "seed": sweep["seed"], "risk": 1 + floors})
+
+
+@dataclass(frozen=True, repr=False)
+class Explorable:
+    """One figure a reader moves: its Bokeh layout, its static form at the paper's settings (a Matplotlib figure,
+    for print), and the text that says what it shows (its alt text)."""
+
+    name: str
+    layout: object
+    draw: Callable  # (width, height) in inches -> the static figure
+    alt: str
+
+    def _repr_html_(self) -> str:
+        return as_html(self)
+
+    def __repr__(self) -> str:  # a notebook's plain-text form of it
+        return f"{self.name}: {self.alt}"
+
+
+PRINTED = "In the web book this figure moves: its sliders change the teacher and the noise."
+
+
+def as_html(explorable: Explorable) -> str:
+    """The explorable as a page shows it: on screen, the live Bokeh document; in print, its static PNG and one line
+    saying that the web book lets the reader move it (``_assets/print.css``)."""
+    import matplotlib.pyplot as plt
+    from bokeh.embed import components
+
+    from ..report.figures import WIDTH
+
+    script, div = components(explorable.layout)
+    static, png = explorable.draw(WIDTH, 2.6), io.BytesIO()
+    static.savefig(png, format="png", dpi=150, bbox_inches="tight")
+    plt.close(static)  # drawn for this HTML only: not shown again by the notebook
+    image = base64.b64encode(png.getvalue()).decode()
+    alt = html.escape(explorable.alt, quote=True)
+    return (f'<div class="explorable" id="explorable-{explorable.name}">'
+            f'<div class="explorable-live" role="group" aria-label="{alt}">{div}{script}</div>'
+            f'<div class="explorable-print"><img src="data:image/png;base64,{image}" alt="{alt}">'
+            f'<p>{html.escape(PRINTED)}</p></div></div>')
+
+
+# The page's computation of surrogate_risk, in the reader's browser: same formula, same floats (float64 throughout).
+_SURROGATE_JS = """
+const T = %(T)d;
+const rStar = r_star.value, kind = kind_select.value, ratio = ratio_slider.value, sigma = sigma_slider.value;
+const lambdas = [];
+for (let i = 1; i <= rStar; i++) {
+  lambdas.push(kind === "sharp" ? (rStar === 1 ? 2 : 2 - (i - 1) / (rStar - 1))
+               : kind === "flat" ? 1 : Math.pow(ratio, i - 1));
+}
+const squares = lambdas.map((l) => l * l);
+const r = [], risk = [], excess = [];
+for (let k = 1; k <= T; k++) {
+  let tail = 0;
+  for (let j = k; j < squares.length; j++) tail += squares[j];
+  const e = tail / (sigma * sigma * T);
+  r.push(k); excess.push(e); risk.push(1 + e);
+}
+curve.data = {r: r, risk: risk, excess: excess};
+const chosen = rank.value;
+choice.data = {r: [chosen], risk: [risk[chosen - 1]]};
+marker.location = rStar;
+ratio_slider.disabled = kind !== "geometric";
+const paper = rStar === %(paper_r_star)d && kind === "%(paper_kind)s" && Math.abs(sigma - %(paper_sigma)r) < 1e-9;
+if (students) students.visible = paper;  // §4's stored students, at the paper's settings only
+const shown = (x) => x === 0 ? "0" : (x >= 0.01 && x < 1000 ? x.toPrecision(3) : x.toExponential(2));
+readout.text = "The best rank-" + chosen + " student pays <b>" + shown(excess[chosen - 1]) + "</b> noise floors "
+  + "above the floor (r* = " + rStar + ").";
+"""
+
+
+def surrogate_bound(sweep: pd.DataFrame | None = None, band: float = 0.05) -> Explorable:
+    """The surrogate's bound, moved by hand: the best rank-r student's risk in noise floors against r, computed in
+    the page from r*, the teacher's spectrum (and a geometric one's ratio) and σ; the floor and its band; the point
+    where r reaches r*; and, at the paper's settings, the stored students of §4's sweep (``sweep``)."""
+    from bokeh.layouts import column, row
+    from bokeh.models import ColumnDataSource, CustomJS, Div, Select, Slider, Span
+
+    T = PAPER["T"]
+    risk = surrogate_risk(PAPER["r_star"], PAPER["spectrum"], PAPER["ratio"], PAPER["sigma"])
+    curve = ColumnDataSource(risk[["r", "risk", "excess"]].to_dict("list"), name="surrogate-curve")
+    choice = ColumnDataSource({"r": [1], "risk": [float(risk["risk"][0])]}, name="surrogate-choice")
+    plot = _log_plot("student rank r", "risk (noise floors)", x_range=(0.5, T + 0.5))
+    plot.line("r", "risk", source=curve, line_width=2.5, color="black", legend_label="best rank-r student")
+    plot.scatter("r", "risk", source=curve, size=6, color="black")
+    plot.add_layout(Span(location=1, dimension="width", line_color="#555555", line_width=1.5))
+    plot.add_layout(Span(location=1 + band, dimension="width", line_color="#555555", line_dash="dotted",
+                         line_width=1.5))
+    marker = Span(location=PAPER["r_star"], dimension="height", line_color="#555555", line_dash="dashed",
+                  line_width=1.5, name="surrogate-r-star")
+    plot.add_layout(marker)
+    plot.scatter("r", "risk", source=choice, size=16, marker="diamond", fill_color="white", line_color="black",
+                 line_width=2.5, legend_label="the chosen r")
+    students = None if sweep is None else plot.scatter(
+        "r", "risk", source=ColumnDataSource(stored_students(sweep)), size=7, marker="triangle", fill_color="#888888",
+        line_color="black", legend_label="§4's trained students", name="surrogate-students")
+    _legend(plot)
+
+    sliders = {
+        "r_star": Slider(title="teacher's rank r*", start=1, end=R_STAR_MAX, step=1, value=PAPER["r_star"],
+                         name="surrogate-r-star-slider"),
+        "rank": Slider(title="student's rank r", start=1, end=T, step=1, value=1, name="surrogate-rank"),
+        "sigma_slider": Slider(title="noise σ", start=SIGMAS[0], end=SIGMAS[1], step=SIGMAS[2],
+                               value=PAPER["sigma"], name="surrogate-sigma", format="0.00"),
+        "ratio_slider": Slider(title="ratio λᵢ₊₁/λᵢ", start=RATIOS[0], end=RATIOS[1], step=RATIOS[2],
+                               value=PAPER["ratio"], name="surrogate-ratio", format="0.00", disabled=True),
+    }
+    kind_select = Select(title="teacher's spectrum", value=PAPER["spectrum"],
+                         options=[(k, label) for k, label in SPECTRA.items()], name="surrogate-spectrum")
+    readout = Div(text="", name="surrogate-readout", styles={"font-size": "15px"})
+    update = CustomJS(args={"r_star": sliders["r_star"], "rank": sliders["rank"], "kind_select": kind_select,
+                            "ratio_slider": sliders["ratio_slider"], "sigma_slider": sliders["sigma_slider"],
+                            "curve": curve, "choice": choice, "marker": marker, "students": students,
+                            "readout": readout},
+                      code=_SURROGATE_JS % {"T": T, "paper_r_star": PAPER["r_star"], "paper_kind": PAPER["spectrum"],
+                                            "paper_sigma": PAPER["sigma"]})
+    for widget in (*sliders.values(), kind_select):
+        widget.js_on_change("value", update)
+    for widget in (*sliders.values(), kind_select, readout):
+        widget.sizing_mode = "stretch_width"
+    controls = column(row(sliders["r_star"], kind_select, sliders["ratio_slider"], sizing_mode="stretch_width"),
+                      row(sliders["sigma_slider"], sliders["rank"], sizing_mode="stretch_width"),
+                      readout, sizing_mode="stretch_width")
+    layout = column(plot, controls, sizing_mode="stretch_width", name="surrogate-bound")
+    _on_load(layout, update)  # the readout, and the rest, drawn by the page's code from the start
+
+    points = stored_students(sweep) if sweep is not None else None
+    alt = ("Interactive chart on a log axis: the risk, in noise floors, of the best rank-r student of the §4 "
+           "surrogate against r, falling to the floor where r reaches r*; sliders set r*, the teacher's spectrum, "
+           "the noise and the student's rank.")
+    return Explorable("surrogate-bound", layout, partial(_surrogate_static, risk, points, band), alt)
+
+
+def _on_load(layout, callback) -> None:
+    """Run ``callback`` once the page has drawn ``layout`` (its own document's ready event)."""
+    from bokeh.document import Document
+    from bokeh.events import DocumentReady
+
+    document = Document()
+    document.add_root(layout)
+    document.js_on_event(DocumentReady, callback)
+
+
+def _log_plot(xlabel: str, ylabel: str, x_range):
+    from bokeh.plotting import figure
+
+    plot = figure(height=230, sizing_mode="stretch_width", y_axis_type="log", x_range=x_range,
+                  toolbar_location=None, x_axis_label=xlabel, y_axis_label=ylabel)
+    for axis in (plot.xaxis, plot.yaxis):
+        axis.axis_label_text_font_size = "14px"
+        axis.axis_label_text_font_style = "normal"
+        axis.major_label_text_font_size = "13px"
+    return plot
+
+
+def _legend(plot) -> None:
+    plot.legend.location = "top_right"
+    plot.legend.label_text_font_size = "13px"
+    plot.legend.background_fill_alpha = 0.8
+
+
+def _surrogate_static(risk: pd.DataFrame, students: pd.DataFrame | None, band: float, width: float,
+                      height: float):
+    """The explorable at the paper's settings, as a Matplotlib figure (its form in print and on a slide)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(width, height))
+    ax.plot(risk["r"], risk["risk"], "-o", color="black", ms=4, lw=2, label="best rank-r student")
+    if students is not None:
+        ax.plot(students["r"], students["risk"], "^", color="0.55", mec="black", ms=6, label="§4's trained students")
+    ax.axhline(1, color="0.35", lw=1)
+    ax.axhline(1 + band, color="0.35", lw=1, ls=":")
+    ax.axvline(PAPER["r_star"], color="0.35", lw=1, ls="--")
+    ax.set_yscale("log")
+    ax.set_xlabel("student rank r")
+    ax.set_ylabel("risk (noise floors)")
+    ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig

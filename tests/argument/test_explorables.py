@@ -1,0 +1,70 @@
+"""The explorables' numpy side (argument/explorables.py): the surrogate's bound in noise floors is the Eckart–Young
+tail of each spectrum, the σ a reader finds on the slider is the closed form's, rounded up to the slider's step, and
+§4's stored students land on the curve. What the page draws is compared with these in tests/test_browser.py."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from entropic.argument import explorables
+
+
+def test_the_risk_in_floors_is_one_plus_the_tail_of_each_spectrum_over_sigma_squared_t():
+    T, sigma = 16, 0.05
+    sharp = explorables.surrogate_risk(3, "sharp", 0.5, sigma, T).set_index("r")
+    assert sharp.loc[1, "tail"] == pytest.approx(1.5**2 + 1**2) and sharp.loc[2, "tail"] == pytest.approx(1.0)
+    assert (sharp.loc[3:, "excess"] == 0).all() and (sharp.loc[3:, "risk"] == 1).all()
+    assert sharp.loc[1, "risk"] == pytest.approx(1 + 3.25 / (sigma**2 * T))
+    geometric = explorables.surrogate_risk(4, "geometric", 0.5, sigma, T).set_index("r")
+    assert geometric.loc[1, "tail"] == pytest.approx(0.25 + 0.25**2 + 0.25**3)
+    flat = explorables.surrogate_risk(5, "flat", 0.5, sigma, T).set_index("r")
+    assert list(flat.loc[1:5, "tail"]) == [4, 3, 2, 1, 0]
+
+
+def test_the_ratio_of_the_first_two_excesses_is_one_plus_the_squared_ratio_of_the_last_two_eigenvalues():
+    for kind, ratio in (("sharp", 0.5), ("flat", 0.5), ("geometric", 0.5), ("geometric", 0.3)):
+        lam = explorables.spectrum(3, kind, ratio)
+        excess = explorables.surrogate_risk(3, kind, ratio, 0.05).set_index("r")["excess"]
+        assert excess[1] / excess[2] == pytest.approx(1 + (lam[1] / lam[2]) ** 2, rel=1e-12)
+
+
+def test_the_sigma_found_on_the_slider_is_the_closed_form_rounded_up_to_its_step():
+    for r, r_star, kind in ((2, 3, "sharp"), (1, 2, "flat"), (3, 5, "geometric")):
+        exact = explorables.sigma_entering_band(0.05, r, r_star, kind)
+        found = explorables.least_sigma_within(0.05, r, r_star, kind)
+        step = explorables.SIGMAS[2]
+        assert exact <= found + 1e-12 < exact + step
+        risk = explorables.surrogate_risk(r_star, kind, 0.5, exact).set_index("r")
+        assert risk.loc[r, "excess"] == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="no σ up to"):
+        explorables.least_sigma_within(1e-6, 1, 8, "sharp")
+
+
+def test_stored_students_are_rescaled_to_the_expected_value_map_and_sit_on_the_curve_when_at_their_optimum():
+    d, T, sigma = 12, 16, 0.05
+    floor = sigma**2 * T * d
+    tails = {1: 3.25, 2: 1.0, 3: 0.0}
+    rows = [{"seed": seed, "r": r, "eckart_young": energy * tail, "excess": energy * tail, "noise_floor": floor}
+            for seed, energy in ((0, 13.6), (1, 10.1)) for r, tail in tails.items()]
+    points = explorables.stored_students(pd.DataFrame(rows), T, d)
+    curve = explorables.surrogate_risk(3, "sharp", 0.5, sigma, T).set_index("r")["risk"]
+    assert np.allclose(points["risk"], points["r"].map(curve), rtol=1e-12)
+
+
+def test_bad_settings_are_refused_naming_the_value():
+    with pytest.raises(ValueError, match="ratio"):
+        explorables.spectrum(3, "geometric", 1.0)
+    with pytest.raises(ValueError, match="unknown spectrum"):
+        explorables.spectrum(3, "power", 0.5)
+    with pytest.raises(ValueError, match="σ must be positive"):
+        explorables.surrogate_risk(3, "sharp", 0.5, 0.0)
+    with pytest.raises(ValueError, match="r\\* must lie"):
+        explorables.surrogate_risk(17, "sharp", 0.5, 0.05)
+
+
+def test_the_explorable_prints_as_its_static_figure_with_the_line_saying_the_web_book_moves_it():
+    html = explorables.as_html(explorables.surrogate_bound())
+    assert html.count('class="explorable-live"') == 1 and html.count('class="explorable-print"') == 1
+    assert 'src="data:image/png;base64,' in html and explorables.PRINTED in html
+    assert 'alt="Interactive chart' in html and 'aria-label="Interactive chart' in html
+    assert "cdn.bokeh.org" not in html and "<script src" not in html  # Bokeh's files come from the book itself
