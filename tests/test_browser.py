@@ -170,6 +170,16 @@ DRAWN = """() => { const doc = Bokeh.documents.find(d => d.get_model_by_name('su
           kind: model('surrogate-spectrum').value}; }"""
 
 
+def _teaching_page(browser, site, model: str):
+    """The teaching page at a phone's width, once the explorable holding the Bokeh model ``model`` is drawn."""
+    base, folder = site
+    page = browser.new_page(viewport={"width": 400, "height": 900})
+    page.goto(f"{base}/{next(name for name in pages(folder) if name.endswith('teaching.html'))}",
+              wait_until="networkidle")
+    page.wait_for_function(f"() => window.Bokeh && Bokeh.documents.some(d => d.get_model_by_name({model!r}))")
+    return page
+
+
 def _matches_numpy(drawn: dict) -> list[str]:
     """Where what the page drew differs from the library's numpy computation of the same settings: the curve to the
     last bits of a float64, the readout to the precision it prints."""
@@ -204,15 +214,10 @@ def test_every_slider_of_the_surrogate_explorable_redraws_what_numpy_computes(si
 
     from entropic.argument import explorables
 
-    base, folder = site
-    teaching = next(name for name in pages(folder) if name.endswith("teaching.html"))
     problems = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
-        page = browser.new_page(viewport={"width": 400, "height": 900})
-        page.goto(f"{base}/{teaching}", wait_until="networkidle")
-        page.wait_for_function("() => window.Bokeh && Bokeh.documents.some("
-                               "d => d.get_model_by_name('surrogate-curve'))")
+        page = _teaching_page(browser, site, "surrogate-curve")
         figure = page.locator("#explorable-surrogate-bound")
         problems += _matches_numpy(page.evaluate(DRAWN))
         handles = figure.locator(".noUi-handle")
@@ -238,4 +243,76 @@ def test_every_slider_of_the_surrogate_explorable_redraws_what_numpy_computes(si
         live, printed = figure.locator(".explorable-live"), figure.locator(".explorable-print img")
         assert not live.is_visible() and printed.is_visible(), "in print, the static figure in place of the live one"
         browser.close()
+    assert not problems, "\n".join(problems[:20])
+
+
+RANKS = """() => { const doc = Bokeh.documents.find(d => d.get_model_by_name('ranks-points'));
+  const model = name => doc.get_model_by_name(name);
+  return {r: Array.from(model('ranks-points').data.r), risk: Array.from(model('ranks-points').data.risk),
+          mean_r: Array.from(model('ranks-means').data.r), mean_risk: Array.from(model('ranks-means').data.risk),
+          line: model('ranks-r-star-line').location, verdicts: model('ranks-verdicts').text,
+          teacher: model('ranks-teacher').value, rung: model('ranks-rung').value, r_star: model('ranks-r-star').value,
+          rung_options: model('ranks-rung').options.map(o => o[0]), r_star_options: model('ranks-r-star').options}; }"""
+
+
+def test_the_rank_explorable_draws_each_cases_stored_students_and_the_ledgers_verdicts(site):
+    """The teaching page's second explorable, every teacher, rung and r* chosen from its menus: the points it draws
+    are the stored students of that case at the book's profile (risk 1 + excess / floor, read here from the results
+    store), its line their seed means, and its list the ledger's verdicts of the claims on that rung or teacher."""
+    from playwright.sync_api import sync_playwright
+
+    from entropic.argument import explorables
+    from entropic.jobs import runner
+    from entropic.publish import ledger
+
+    quiet = {"compute": False, "progress": False, "log": lambda *_: None}
+    ladder, native = runner.run("ladder", "tiny", **quiet), runner.run("attention_native", "tiny", **quiet)
+    claims = ledger.frame("tiny", ["ladder", "attention_native"])
+
+    def stored(teacher: str, key: str) -> tuple[list, list]:
+        if teacher == "fixed":  # a rung's own row, and B1's and B2's the one comparing them
+            runs, section = ladder["runs"], "ladder"
+            starts = (f"{key}:", "B2 / B1") if key in ("B1", "B2") else (f"{key}:",)
+            own = runs[(runs["rung"] == key) & (runs["r"] == ladder.cfg.r_star)]
+        else:
+            sweep, section, starts = native["sweep"], "attention_native", (f"{teacher}:",)
+            own = sweep[(sweep["teacher"] == teacher) & (sweep["r_star"] == int(key))]
+        rows = claims[(claims["section"] == section) & (claims["quantity"].str.startswith(starts))]
+        students = sorted(zip(own["r"], 1 + own["excess"] / own["noise_floor"], strict=True))
+        return students, list(rows["verdict"])
+
+    problems, seen = [], 0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        page = _teaching_page(browser, site, "ranks-points")
+        figure = page.locator("#explorable-static-against-native")
+        menus = figure.locator("select")
+        for label in explorables.TEACHERS.values():
+            if label not in menus.nth(0).inner_text():
+                continue
+            menus.nth(0).select_option(label=label)
+            drawn = page.evaluate(RANKS)
+            choices = drawn["rung_options"] if drawn["teacher"] == "fixed" else drawn["r_star_options"]
+            menu = menus.nth(1) if drawn["teacher"] == "fixed" else menus.nth(2)
+            for index in range(len(choices)):
+                menu.select_option(index=index)
+                drawn = page.evaluate(RANKS)
+                key = drawn["rung"] if drawn["teacher"] == "fixed" else drawn["r_star"]
+                students, verdicts = stored(drawn["teacher"], key)
+                where = f"{drawn['teacher']} {key}"
+                shown = sorted(zip(drawn["r"], drawn["risk"], strict=True))
+                if len(shown) != len(students) or not all(
+                        a[0] == b[0] and math.isclose(a[1], b[1], rel_tol=1e-12)
+                        for a, b in zip(shown, students, strict=True)):
+                    problems.append(f"{where}: the drawn students are not the stored ones")
+                for r, mean in zip(drawn["mean_r"], drawn["mean_risk"], strict=True):
+                    own = [risk for rank, risk in students if rank == r]
+                    if not math.isclose(mean, sum(own) / len(own), rel_tol=1e-12):
+                        problems.append(f"{where}: the mean at r = {r} is not the stored students'")
+                listed = re.findall(r"<b>([^<]+)</b>", drawn["verdicts"])
+                if listed != verdicts:
+                    problems.append(f"{where}: the verdicts listed {listed} are not the ledger's {verdicts}")
+                seen += 1
+        browser.close()
+    assert seen >= 3, f"only {seen} cases could be chosen"
     assert not problems, "\n".join(problems[:20])

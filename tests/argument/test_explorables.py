@@ -68,3 +68,23 @@ def test_the_explorable_prints_as_its_static_figure_with_the_line_saying_the_web
     assert 'src="data:image/png;base64,' in html and explorables.PRINTED in html
     assert 'alt="Interactive chart' in html and 'aria-label="Interactive chart' in html
     assert "cdn.bokeh.org" not in html and "<script src" not in html  # Bokeh's files come from the book itself
+
+
+def test_each_rank_case_holds_its_stored_students_in_floors_their_means_and_the_claims_on_it():
+    runs = pd.DataFrame([{"rung": rung, "seed": seed, "r": 3, "excess": excess + seed, "noise_floor": 0.5}
+                         for rung, excess in (("B0", 0.0), ("B1", 30.0), ("B2", 29.0)) for seed in (0, 1)]
+                        + [{"rung": "B1", "seed": 0, "r": 2, "excess": 99.0, "noise_floor": 0.5}])  # not r*: left out
+    sweep = pd.DataFrame([{"teacher": "linear_qk", "r_star": 2, "seed": seed, "r": r, "excess": 4.0 / r - 2 + seed,
+                           "noise_floor": 2.0} for seed in (0, 1) for r in (1, 2)])
+    claims = pd.DataFrame({"section": ["ladder", "ladder", "ladder", "attention_native", "attention_native"],
+                           "quantity": ["B0: max", "B1: mean", "B2 / B1 excess", "linear_qk: mean", "softmax_qk: x"],
+                           "verdict": ["reproduced", "claim holds", "value differs", "reproduced", "fails"]})
+    cases = explorables.rank_cases(runs, 3, sweep, claims)
+    assert list(cases) == ["B0", "B1", "B2", "linear_qk-2"]
+    assert cases["B1"]["r"] == [3, 3] and cases["B1"]["risk"] == [61.0, 63.0] and cases["B1"]["mean_risk"] == [62.0]
+    assert cases["B1"]["claims"] == [("B1: mean", "claim holds"), ("B2 / B1 excess", "value differs")]
+    assert cases["B0"]["claims"] == [("B0: max", "reproduced")]
+    assert cases["linear_qk-2"]["mean_r"] == [1, 2] and cases["linear_qk-2"]["mean_risk"] == [2.25, 1.25]
+    assert cases["linear_qk-2"]["claims"] == [("linear: mean", "reproduced")]  # in words, its teacher's only
+    html = explorables.as_html(explorables.static_against_native(cases))
+    assert 'id="explorable-static-against-native"' in html and explorables.PRINTED in html

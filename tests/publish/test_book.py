@@ -31,7 +31,7 @@ def test_the_ledger_renders_again_when_any_stored_entry_it_reads_changes(tmp_pat
     entry.unlink()
     assert book.fingerprint("ledger", "tiny", {}) == first["ledger"]  # deleted: as before it was stored
     teaching = book.fingerprint("teaching", "tiny", {})
-    named = ("ladder", "attention_native", "real_corpora", "text_rank")  # the sections whose verdicts its prose cites
+    named = ("surrogate", "ladder", "attention_native", "real_corpora", "text_rank")  # the results it shows, cites
     assert book.reads_results(paths.notebook_source("teaching").read_bytes()) == named
     for section in book.toc_sections():  # every section the ledger reads counts, the last one too
         other = _entry_path(section, "tiny", -1)

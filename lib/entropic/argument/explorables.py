@@ -9,6 +9,9 @@ print, each appears as its static figure at the paper's settings (``_assets/prin
 1. :func:`surrogate_bound`: the §4 surrogate's bound. The best rank-r student of a teacher A* with spectrum λ pays
    ‖V*‖²_F Σ_{j>r} λ_j² above the noise floor σ²Td (Eckart–Young), which, for the paper's value map (entries
    N(0, 1/d), so E‖V*‖²_F = d), is Σ_{j>r} λ_j² / (σ²T) floors: its risk in floors is 1 plus that.
+2. :func:`static_against_native`: the stored students of the §5 ladder (a rung, at r*) and of the §6 grid (a
+   teacher, at an r*), their risk in floors against their rank, and the ledger's verdicts of the claims on each
+   case (:func:`rank_cases`), written into the page when it is built.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -163,7 +167,7 @@ def surrogate_bound(sweep: pd.DataFrame | None = None, band: float = 0.05) -> Ex
     the page from r*, the teacher's spectrum (and a geometric one's ratio) and σ; the floor and its band; the point
     where r reaches r*; and, at the paper's settings, the stored students of §4's sweep (``sweep``)."""
     from bokeh.layouts import column, row
-    from bokeh.models import ColumnDataSource, CustomJS, Div, Select, Slider, Span
+    from bokeh.models import ColumnDataSource, CustomJS, Div, Select, Slider
 
     T = PAPER["T"]
     risk = surrogate_risk(PAPER["r_star"], PAPER["spectrum"], PAPER["ratio"], PAPER["sigma"])
@@ -172,12 +176,7 @@ def surrogate_bound(sweep: pd.DataFrame | None = None, band: float = 0.05) -> Ex
     plot = _log_plot("student rank r", "risk (noise floors)", x_range=(0.5, T + 0.5))
     plot.line("r", "risk", source=curve, line_width=2.5, color="black", legend_label="best rank-r student")
     plot.scatter("r", "risk", source=curve, size=6, color="black")
-    plot.add_layout(Span(location=1, dimension="width", line_color="#555555", line_width=1.5))
-    plot.add_layout(Span(location=1 + band, dimension="width", line_color="#555555", line_dash="dotted",
-                         line_width=1.5))
-    marker = Span(location=PAPER["r_star"], dimension="height", line_color="#555555", line_dash="dashed",
-                  line_width=1.5, name="surrogate-r-star")
-    plot.add_layout(marker)
+    marker = _floor_and_r_star(plot, band, PAPER["r_star"], "surrogate-r-star")
     plot.scatter("r", "risk", source=choice, size=16, marker="diamond", fill_color="white", line_color="black",
                  line_width=2.5, legend_label="the chosen r")
     students = None if sweep is None else plot.scatter(
@@ -230,16 +229,30 @@ def _on_load(layout, callback) -> None:
     document.js_on_event(DocumentReady, callback)
 
 
-def _log_plot(xlabel: str, ylabel: str, x_range):
+def _log_plot(xlabel: str, ylabel: str, x_range, y_range=None, height: int = 230):
     from bokeh.plotting import figure
 
-    plot = figure(height=230, sizing_mode="stretch_width", y_axis_type="log", x_range=x_range,
-                  toolbar_location=None, x_axis_label=xlabel, y_axis_label=ylabel)
+    ranges = {"x_range": x_range, **({"y_range": y_range} if y_range else {})}  # else drawn to fit the data
+    plot = figure(height=height, sizing_mode="stretch_width", y_axis_type="log", toolbar_location=None,
+                  x_axis_label=xlabel, y_axis_label=ylabel, **ranges)
     for axis in (plot.xaxis, plot.yaxis):
         axis.axis_label_text_font_size = "14px"
         axis.axis_label_text_font_style = "normal"
         axis.major_label_text_font_size = "13px"
     return plot
+
+
+def _floor_and_r_star(plot, band: float, r_star: int, name: str):
+    """The floor (solid), its band (dotted) and a dashed line at r* (named ``name``, returned: the page moves it)."""
+    from bokeh.models import Span
+
+    plot.add_layout(Span(location=1, dimension="width", line_color="#555555", line_width=1.5))
+    plot.add_layout(Span(location=1 + band, dimension="width", line_color="#555555", line_dash="dotted",
+                         line_width=1.5))
+    marker = Span(location=r_star, dimension="height", line_color="#555555", line_dash="dashed", line_width=1.5,
+                  name=name)
+    plot.add_layout(marker)
+    return marker
 
 
 def _legend(plot) -> None:
@@ -264,5 +277,131 @@ def _surrogate_static(risk: pd.DataFrame, students: pd.DataFrame | None, band: f
     ax.set_xlabel("student rank r")
     ax.set_ylabel("risk (noise floors)")
     ax.legend(frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+# --- 2. static rank against attention-native rank ------------------------------------------------------------------
+
+TEACHERS = {"fixed": "fixed A* (§5)", "linear_qk": "linear QK (§6)", "softmax_qk": "softmax QK (§6)"}
+
+
+def _in_words(text: str) -> str:
+    from ..report.names import WORDS
+
+    return re.sub(r"\b(" + "|".join(map(re.escape, WORDS)) + r")\b", lambda m: WORDS[m[1]], text)
+
+
+def rank_cases(ladder_runs: pd.DataFrame, ladder_r_star: int, native_sweep: pd.DataFrame,
+               claims: pd.DataFrame) -> dict[str, dict]:
+    """What the second explorable shows, per case: a rung of the §5 ladder (key ``B0`` … ``B3``: its students at
+    r = r*, the only rank the ladder stores) or a §6 teacher at one r* (key ``linear_qk-3``: its students at every
+    kernel rank). Each case: the students' risk in noise floors (``r``, ``risk``: one point per seed), their seed
+    mean by rank (``mean_r``, ``mean_risk``), r*, and the ledger's claims it bears on as (quantity, verdict)."""
+    def case(students: pd.DataFrame, r_star: int, section: str, *starts: str) -> dict:
+        risk = 1 + students["excess"] / students["noise_floor"]
+        mean = risk.groupby(students["r"]).mean()
+        said = claims[(claims["section"] == section) & claims["quantity"].str.startswith(starts)]
+        return {"r": students["r"].astype(int).tolist(), "risk": risk.tolist(), "r_star": int(r_star),
+                "mean_r": mean.index.astype(int).tolist(), "mean_risk": mean.tolist(),
+                "claims": [(_in_words(q), v) for q, v in zip(said["quantity"], said["verdict"], strict=True)]}
+
+    cases = {}
+    for rung, own in ladder_runs[ladder_runs["r"] == ladder_r_star].groupby("rung", sort=False):
+        compared = ("B2 / B1",) if rung in ("B1", "B2") else ()  # the row comparing the two, on both rungs
+        cases[rung] = case(own, ladder_r_star, "ladder", f"{rung}:", *compared)
+    for (teacher, r_star), own in native_sweep.groupby(["teacher", "r_star"], sort=True):
+        cases[f"{teacher}-{r_star}"] = case(own, r_star, "attention_native", f"{teacher}:")
+    return cases
+
+
+_RANKS_JS = """
+const teacher = teacher_select.value;
+const key = teacher === "fixed" ? rung_select.value : teacher + "-" + r_star_select.value;
+const chosen = cases[key];
+points.data = {r: chosen.r, risk: chosen.risk};
+means.data = {r: chosen.mean_r, risk: chosen.mean_risk};
+marker.location = chosen.r_star;
+rung_select.disabled = teacher !== "fixed";
+r_star_select.disabled = teacher === "fixed";
+const item = (c) => c[0] + ": <b>" + c[1] + "</b>";
+verdicts.text = (chosen.claims.length ? "Claims on it: " + chosen.claims.map(item).join("; ") + "."
+                 : "No claim of the paper bears on this case alone.");
+"""
+
+
+def static_against_native(cases: dict[str, dict], band: float = 0.05) -> Explorable:
+    """Static rank against attention-native rank, chosen by hand among the stored results: a teacher (the §5 fixed
+    operator, or a §6 linear or softmax QK teacher), a rung of the ladder for the first, r* for the others; the
+    students' risk in noise floors against their rank, and the verdict of each claim the case bears on."""
+    from bokeh.layouts import column, row
+    from bokeh.models import ColumnDataSource, CustomJS, Div, Select
+
+    rungs = [key for key in cases if "-" not in key]
+    native = sorted({int(key.split("-")[1]) for key in cases if "-" in key})
+    teachers = [t for t in TEACHERS if (t == "fixed" and rungs) or any(k.startswith(f"{t}-") for k in cases)]
+    rung = "B1" if "B1" in rungs else rungs[0] if rungs else ""  # the rung where the ladder breaks, first
+    first = cases[rung or f"{teachers[0]}-{native[0]}"]
+    points = ColumnDataSource({"r": first["r"], "risk": first["risk"]}, name="ranks-points")
+    means = ColumnDataSource({"r": first["mean_r"], "risk": first["mean_risk"]}, name="ranks-means")
+    highest = max(max(case["mean_r"]) for case in cases.values())
+    top = max(max(case["risk"]) for case in cases.values())
+    plot = _log_plot("student's rank r (of its kernel, under attention)", "risk (noise floors)",
+                     x_range=(0.5, highest + 0.5), y_range=(0.5, 2 * top), height=200)  # one scale for all
+    plot.line("r", "risk", source=means, line_width=2.5, color="black", legend_label="seed mean")
+    plot.scatter("r", "risk", source=means, size=9, marker="diamond", color="black")
+    plot.scatter("r", "risk", source=points, size=6, fill_color="white", line_color="#444444", legend_label="a seed")
+    marker = _floor_and_r_star(plot, band, first["r_star"], "ranks-r-star-line")
+    _legend(plot)
+
+    from ..engine.synthetic.population import RUNG_NAMES
+
+    teacher_select = Select(title="teacher", value=teachers[0], options=[(t, TEACHERS[t]) for t in teachers],
+                            name="ranks-teacher", sizing_mode="stretch_width")
+    rung_select = Select(title="rung (on the fixed A*)", value=rung,
+                         options=[(k, RUNG_NAMES.get(k, k)) for k in rungs], name="ranks-rung",
+                         sizing_mode="stretch_width", disabled=not rungs)
+    r_star = Select(title="r* (§6 teacher)", value=str(native[0]) if native else "",
+                    options=[str(k) for k in native], name="ranks-r-star", sizing_mode="stretch_width", disabled=True)
+    verdicts = Div(text="", name="ranks-verdicts", sizing_mode="stretch_width",
+                   styles={"font-size": "14px", "text-align": "left"})
+    update = CustomJS(args={"teacher_select": teacher_select, "rung_select": rung_select, "r_star_select": r_star,
+                            "points": points, "means": means, "marker": marker, "verdicts": verdicts,
+                            "cases": cases}, code=_RANKS_JS)
+    for widget in (teacher_select, rung_select, r_star):
+        widget.js_on_change("value", update)
+    layout = column(plot, row(teacher_select, rung_select, r_star, sizing_mode="stretch_width"), verdicts,
+                    sizing_mode="stretch_width", name="static-against-native")
+    _on_load(layout, update)
+    alt = ("Interactive chart on a log axis: the stored students' risk in noise floors against their rank, for a rung "
+           "of the §5 ladder on a fixed operator or a §6 attention teacher of a chosen r*, with the verdicts of the "
+           "paper's claims on that case.")
+    return Explorable("static-against-native", layout, partial(_ranks_static, cases, band), alt)
+
+
+def _ranks_static(cases: dict[str, dict], band: float, width: float, height: float):
+    """The second explorable's static form: the §6 teachers' students at the r* of the ladder (its seed means by
+    kernel rank) beside the ladder's rungs at that r*, the paper's settings."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(width, height))
+    rungs = [key for key in cases if "-" not in key]
+    r_star = cases[rungs[0]]["r_star"] if rungs else 3
+    for (teacher, label), style in zip(list(TEACHERS.items())[1:], ("-o", "--s"), strict=True):
+        case = cases.get(f"{teacher}-{r_star}")
+        if case:
+            ax.plot(case["mean_r"], case["mean_risk"], style, color="black", mfc="white", ms=5, lw=1.5, label=label)
+    for k, rung in enumerate(rungs):
+        risk = cases[rung]["mean_risk"][0]
+        ax.plot([r_star], [risk], "D", color=str(0.2 + 0.12 * k), ms=6)
+        ax.annotate(rung, (r_star, risk), xytext=(6, 0), textcoords="offset points", va="center", fontsize=9)
+    ax.axhline(1, color="0.35", lw=1)
+    ax.axhline(1 + band, color="0.35", lw=1, ls=":")
+    ax.axvline(r_star, color="0.35", lw=1, ls="--")
+    ax.set_yscale("log")
+    ax.set_xlabel("student's rank r")
+    ax.set_ylabel("risk (noise floors)")
+    if ax.get_legend_handles_labels()[0]:  # a §6 teacher stored at the ladder's r*
+        ax.legend(frameon=False, title="§6 teacher (seed means); ◆: §5 rungs at r*", title_fontsize=9)
     fig.tight_layout()
     return fig
