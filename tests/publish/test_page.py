@@ -22,6 +22,13 @@ def test_cells_read_as_numbers_marks_and_dashes_never_nan_or_python_booleans():
     assert page.cell("a|b") == "a\\|b"
 
 
+
+def test_a_glued_number_writes_the_digits_asked_for_and_keeps_its_exact_value():
+    assert page.Number(1.118033988749895)._repr_markdown_() == "1.12"
+    assert page.Number(1.118033988749895, 4)._repr_markdown_() == "1.118"
+    assert repr(page.Number(1.118033988749895, 4)) == "1.118033988749895"  # what a test reads back
+
+
 def test_a_star_after_a_letter_never_becomes_emphasis_and_long_calls_may_break():
     assert page.cell("at r = r*−1 … before r*)") == "at r = r\\*−1 … before r\\*)"
     assert page.cell("**bold** K* and V*") == "**bold** K\\* and V\\*"

@@ -310,19 +310,20 @@ class Number:
     """A number glued for the prose: its Markdown is the text ``numbers.number`` writes, its plain form the
     exact value (what a reader of the executed notebook, or a test, gets back)."""
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, digits: int = 3):
+        self.value, self.digits = value, digits
 
     def _repr_markdown_(self) -> str:
-        return number(self.value)
+        return number(self.value, self.digits)
 
     def __repr__(self) -> str:
         return repr(self.value.item() if hasattr(self.value, "item") else self.value)
 
 
-def glue(name: str, value) -> None:
+def glue(name: str, value, digits: int = 3) -> None:
     """Glue ``value`` for a page's prose as Markdown (``{glue:md}`name:myst```): a number as ``numbers.number``
-    writes it (``Number``), so prose and tables write every number alike; text (or Markdown) as it is."""
+    writes it (``Number``, to ``digits`` significant digits), so prose and tables write every number alike; text (or
+    Markdown) as it is."""
     from IPython.display import Markdown
 
     try:
@@ -332,7 +333,7 @@ def glue(name: str, value) -> None:
     if isinstance(value, str):
         value = Markdown(in_words(value))
     elif not isinstance(value, Markdown):
-        value = Number(value)
+        value = Number(value, digits)
     myst_glue(name, value, display=False)
 
 
