@@ -101,6 +101,7 @@ class Explorable:
     layout: object
     draw: Callable  # (width, height) in inches -> the static figure
     alt: str
+    moves: str  # what the reader moves in the web book, for the line its printed form carries
 
     def _repr_html_(self) -> str:
         return as_html(self)
@@ -109,7 +110,7 @@ class Explorable:
         return f"{self.name}: {self.alt}"
 
 
-PRINTED = "In the web book this figure moves: its sliders change the teacher and the noise."
+PRINTED = "In the web book this figure moves: {}."  # the line under an explorable's printed form
 
 
 def as_html(explorable: Explorable) -> str:
@@ -129,7 +130,7 @@ def as_html(explorable: Explorable) -> str:
     return (f'<div class="explorable" id="explorable-{explorable.name}">'
             f'<div class="explorable-live" role="group" aria-label="{alt}">{div}{script}</div>'
             f'<div class="explorable-print"><img src="data:image/png;base64,{image}" alt="{alt}">'
-            f'<p>{html.escape(PRINTED)}</p></div></div>')
+            f'<p>{html.escape(PRINTED.format(explorable.moves))}</p></div></div>')
 
 
 # The page's computation of surrogate_risk, in the reader's browser: same formula, same floats (float64 throughout).
@@ -216,7 +217,8 @@ def surrogate_bound(sweep: pd.DataFrame | None = None, band: float = 0.05) -> Ex
     alt = ("Interactive chart on a log axis: the risk, in noise floors, of the best rank-r student of the §4 "
            "surrogate against r, falling to the floor where r reaches r*; sliders set r*, the teacher's spectrum, "
            "the noise and the student's rank.")
-    return Explorable("surrogate-bound", layout, partial(_surrogate_static, risk, points, band), alt)
+    return Explorable("surrogate-bound", layout, partial(_surrogate_static, risk, points, band), alt,
+                      "its sliders change the teacher, the noise and the student's rank")
 
 
 def _on_load(layout, callback) -> None:
@@ -376,7 +378,8 @@ def static_against_native(cases: dict[str, dict], band: float = 0.05) -> Explora
     alt = ("Interactive chart on a log axis: the stored students' risk in noise floors against their rank, for a rung "
            "of the §5 ladder on a fixed operator or a §6 attention teacher of a chosen r*, with the verdicts of the "
            "paper's claims on that case.")
-    return Explorable("static-against-native", layout, partial(_ranks_static, cases, band), alt)
+    return Explorable("static-against-native", layout, partial(_ranks_static, cases, band), alt,
+                      "its menus choose the teacher, the ladder's rung and r*")
 
 
 def _ranks_static(cases: dict[str, dict], band: float, width: float, height: float):
@@ -391,10 +394,17 @@ def _ranks_static(cases: dict[str, dict], band: float, width: float, height: flo
         case = cases.get(f"{teacher}-{r_star}")
         if case:
             ax.plot(case["mean_r"], case["mean_risk"], style, color="black", mfc="white", ms=5, lw=1.5, label=label)
-    for k, rung in enumerate(rungs):
+    groups: list[list[str]] = []  # rungs whose risks lie within 20 % of each other share one label
+    for rung in sorted(rungs, key=lambda k: cases[k]["mean_risk"][0]):
         risk = cases[rung]["mean_risk"][0]
-        ax.plot([r_star], [risk], "D", color=str(0.2 + 0.12 * k), ms=6)
-        ax.annotate(rung, (r_star, risk), xytext=(6, 0), textcoords="offset points", va="center", fontsize=9)
+        ax.plot([r_star], [risk], "D", color="0.4", mec="black", ms=6)
+        if groups and risk <= 1.2 * cases[groups[-1][0]]["mean_risk"][0]:
+            groups[-1].append(rung)
+        else:
+            groups.append([rung])
+    for group in groups:
+        ax.annotate(", ".join(sorted(group, key=rungs.index)), (r_star, cases[group[0]]["mean_risk"][0]), xytext=(7, 0),
+                    textcoords="offset points", va="center", fontsize=9)
     ax.axhline(1, color="0.35", lw=1)
     ax.axhline(1 + band, color="0.35", lw=1, ls=":")
     ax.axvline(r_star, color="0.35", lw=1, ls="--")
@@ -402,6 +412,6 @@ def _ranks_static(cases: dict[str, dict], band: float, width: float, height: flo
     ax.set_xlabel("student's rank r")
     ax.set_ylabel("risk (noise floors)")
     if ax.get_legend_handles_labels()[0]:  # a §6 teacher stored at the ladder's r*
-        ax.legend(frameon=False, title="§6 teacher (seed means); ◆: §5 rungs at r*", title_fontsize=9)
+        ax.legend(frameon=False, loc="center right", title="◆ §5 rungs at r*; §6 teachers:", title_fontsize=9)
     fig.tight_layout()
     return fig
