@@ -55,28 +55,37 @@ def surrogate_risk(r_star: int, kind: str, ratio: float, sigma: float, T: int = 
         raise ValueError(f"r* must lie in 1 … T = {T}, got {r_star}")
     if not sigma > 0:
         raise ValueError(f"σ must be positive (the risk is measured in noise floors), got {sigma}")
+    tail = _tails(r_star, kind, ratio, T)
+    excess = _in_floors(tail, sigma, T)
+    return pd.DataFrame({"r": np.arange(1, T + 1), "tail": tail, "excess": excess, "risk": 1 + excess})
+
+
+def _tails(r_star: int, kind: str, ratio: float, T: int) -> np.ndarray:
+    """The Eckart–Young tail Σ_{j>r} λ_j² for r = 1 … T."""
     squares = spectrum(r_star, kind, ratio) ** 2
-    r = np.arange(1, T + 1)
-    tail = np.array([squares[k:].sum() for k in r])
-    excess = tail / (sigma**2 * T)
-    return pd.DataFrame({"r": r, "tail": tail, "excess": excess, "risk": 1 + excess})
+    return np.array([squares[k:].sum() for k in range(1, T + 1)])
+
+
+def _in_floors(tail, sigma: float, T: int):
+    """A tail's excess in noise floors, for E‖V*‖²_F = d (d cancels)."""
+    return tail / (sigma**2 * T)
 
 
 def sigma_entering_band(band: float, r: int, r_star: int, kind: str, ratio: float = PAPER["ratio"],
                         T: int = PAPER["T"]) -> float:
     """The noise at which the best rank-r student's excess is exactly ``band`` floors: √(tail / (band·T))."""
-    tail = float((spectrum(r_star, kind, ratio)[r:] ** 2).sum())
-    return (tail / (band * T)) ** 0.5
+    return float(_tails(r_star, kind, ratio, T)[r - 1] / (band * T)) ** 0.5
 
 
 def least_sigma_within(band: float, r: int, r_star: int, kind: str, ratio: float = PAPER["ratio"],
                        T: int = PAPER["T"]) -> float:
     """The least σ on the explorable's slider at which the best rank-r student's excess is at most ``band`` floors
-    (what a reader finds by sliding σ up), computed from :func:`surrogate_risk`."""
+    (what a reader finds by sliding σ up), computed as :func:`surrogate_risk` computes it."""
     start, stop, step = SIGMAS
+    tail = _tails(r_star, kind, ratio, T)[r - 1]
     for k in range(round((stop - start) / step) + 1):
         sigma = round(start + k * step, 10)
-        if surrogate_risk(r_star, kind, ratio, sigma, T)["excess"].iloc[r - 1] <= band:
+        if _in_floors(tail, sigma, T) <= band:
             return sigma
     raise ValueError(f"no σ up to {stop} brings the rank-{r} excess within {band} floors")
 
@@ -86,7 +95,7 @@ def stored_students(sweep: pd.DataFrame, T: int = PAPER["T"], d: int = PAPER["d"
     task's ‖V*‖²_F, read off its stored Eckart–Young optimum at r = 1), in noise floors, and its risk in floors. The
     sweep must be at the paper's settings (``Config.paper_setting``), whose spectrum gives the tail at r = 1."""
     first = sweep[sweep["r"] == 1].set_index("seed")
-    tail_1 = float((spectrum(PAPER["r_star"], PAPER["spectrum"])[1:] ** 2).sum())
+    tail_1 = _tails(PAPER["r_star"], PAPER["spectrum"], PAPER["ratio"], T)[0]
     value_energy = first["eckart_young"] / tail_1  # ‖V*‖²_F of each seed's task
     floors = sweep["excess"] * d / sweep["seed"].map(value_energy) / sweep["noise_floor"]
     return pd.DataFrame({"r": sweep["r"], "seed": sweep["seed"], "risk": 1 + floors})

@@ -34,9 +34,16 @@ FRESH, STORED = "fresh seeds", "stored seeds"
 
 def bounds(x: np.ndarray) -> tuple[float, float, float]:
     """(mean, lower, upper) of the seeds' values ``x`` (n,): one-sided ``CONFIDENCE`` bounds by Student's t."""
-    n = len(x)
-    half = stats.t_quantile(CONFIDENCE, n - 1) * float(np.std(x, ddof=1)) / math.sqrt(n) if n > 1 else math.inf
-    mean = float(np.mean(x))
+    mean, low, high = _bounds(np.asarray(x, dtype=float))
+    return float(mean), float(low), float(high)
+
+
+def _bounds(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bounds` over the last axis of ``x`` (..., n), for every leading index at once."""
+    n = x.shape[-1]
+    mean = np.mean(x, axis=-1)
+    half = (stats.t_quantile(CONFIDENCE, n - 1) * np.std(x, axis=-1, ddof=1) / math.sqrt(n) if n > 1
+            else np.full(mean.shape, math.inf))
     return mean, mean - half, mean + half
 
 
@@ -51,32 +58,15 @@ def projected(tokens: np.ndarray, gaps: np.ndarray, budget: int) -> np.ndarray:
     return (slope * math.log2(2 * budget) + intercept).reshape(gaps.shape[:-1])
 
 
-def _bounds(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`bounds` over the last axis of ``x`` (..., n), for every leading index at once."""
-    n = x.shape[-1]
-    mean = np.mean(x, axis=-1)
-    half = (stats.t_quantile(CONFIDENCE, n - 1) * np.std(x, axis=-1, ddof=1) / math.sqrt(n) if n > 1
-            else np.full(mean.shape, math.inf))
-    return mean, mean - half, mean + half
-
-
 def statuses(tokens: np.ndarray, gaps: np.ndarray, budget: int, margin: float) -> np.ndarray:
-    """Each width's status, as :func:`status` gives it, for gaps (..., n, M): one per leading index (...)."""
+    """Each width's status for gaps (..., n, M), one per leading index (...): ``WITHIN`` δ (upper bound at the budget
+    below δ, projection not shown above it), else ``PERSISTING``, ``CLOSING`` or ``UNRESOLVED`` by the projection's
+    bounds against δ."""
     at = int(np.flatnonzero(tokens == budget)[0])
     _, _, high = _bounds(gaps[..., at])
     _, p_low, p_high = _bounds(projected(tokens, gaps, budget))
     return np.where((high < margin) & (p_low <= margin), WITHIN,
                     np.where(p_low > margin, PERSISTING, np.where(p_high < margin, CLOSING, UNRESOLVED)))
-
-
-def status(gap_at_budget: np.ndarray, gap_projected: np.ndarray, margin: float) -> str:
-    """One width's status: ``WITHIN`` δ (upper bound at the budget below δ, projection not shown above it),
-    else ``PERSISTING``, ``CLOSING`` or ``UNRESOLVED`` by the projection's bounds against δ."""
-    _, _, high = bounds(gap_at_budget)
-    _, p_low, p_high = bounds(gap_projected)
-    if high < margin and p_low <= margin:
-        return WITHIN
-    return PERSISTING if p_low > margin else CLOSING if p_high < margin else UNRESOLVED
 
 
 def r_hats(states: np.ndarray, grid: list[int]) -> np.ndarray:
@@ -91,12 +81,12 @@ def read(tokens: np.ndarray, gaps: np.ndarray, grid: list[int], budget: int, mar
     full one, n seeds, at ``tokens`` (M,). Returns r_hat, exact (the width below r̂ persists, or r̂ is the smallest),
     and per width its status, mean gap at the budget with its bounds, and mean projected gap."""
     at = int(np.flatnonzero(tokens == budget)[0])
-    states = [str(state) for state in statuses(tokens, gaps, budget, margin)]
-    hat = int(r_hats(np.array(states), grid))
+    found = statuses(tokens, gaps, budget, margin)
+    hat, states = int(r_hats(found, grid)), found.tolist()
     below = grid.index(hat) - 1
     return {"r_hat": hat, "exact": below < 0 or states[below] == PERSISTING, "states": states,
-            "gap": [bounds(g[:, at]) for g in gaps], "projected": [float(projected(tokens, g, budget).mean())
-                                                                  for g in gaps]}
+            "gap": [bounds(g[:, at]) for g in gaps],
+            "projected": projected(tokens, gaps, budget).mean(axis=-1).tolist()}
 
 
 def resample(tokens, gaps, grid, budget, margin, seed: int, count: int = RESAMPLES) -> np.ndarray:
@@ -183,8 +173,8 @@ def readings(students: pd.DataFrame, cfg) -> pd.DataFrame:
                         "double": read(tokens, gaps, grid, budget, 2 * cfg.margin)["r_hat"],
                         "draws": resample(tokens, gaps, grid, budget, cfg.margin, seed_of(corpus)),
                         "curves": (tokens, gaps.mean(1)),
-                        "upper": np.array([[bounds(g[:, m])[2] for m in range(len(tokens))] for g in gaps]),
-                        "projected_low": [bounds(projected(tokens, g, budget))[1] for g in gaps]}
+                        "upper": _bounds(np.swapaxes(gaps, 1, 2))[2],  # (W, M): per width and checkpoint
+                        "projected_low": _bounds(projected(tokens, gaps, budget))[1].tolist()}
                 row["interval"] = second.interval(row["draws"])
                 if row["known_rank"]:
                     row |= _learnability(own[own["budget"] == budget], cfg, corpus, row["known_rank"], budget)
@@ -421,4 +411,4 @@ def _across(deciding: pd.DataFrame, low: list[dict], cfg, appendix_b) -> list[di
 __all__ = ["CLOSING", "CONTRADICTED", "FRESH", "PERSISTING", "STORED", "SUPPORTED", "UNRESOLVED", "WITHIN",
            "bounds", "calibrated_range", "calibration", "gate_generators", "gates", "generators", "judge", "low_rank",
            "paired", "probe",
-           "projected", "read", "readings", "resample", "seed_of", "status", "variants"]
+           "projected", "r_hats", "read", "readings", "resample", "seed_of", "statuses", "variants"]
