@@ -316,3 +316,88 @@ def test_the_rank_explorable_draws_each_cases_stored_students_and_the_ledgers_ve
         browser.close()
     assert seen >= 3, f"only {seen} cases could be chosen"
     assert not problems, "\n".join(problems[:20])
+
+
+# The third explorable's reading at every choice a reader can make: each reading of the menu, each stored budget of
+# its slider, each margin δ of its slider, set through the page's own widgets (their callbacks run as a reader's
+# moves run them) and read back once the page has redrawn (what it read names the state it was drawn for).
+LOSSES = """async () => { const doc = Bokeh.documents.find(d => d.get_model_by_name('losses-read'));
+  const model = name => doc.get_model_by_name(name);
+  const reading = model('losses-reading'), delta = model('losses-delta'), budget = model('losses-budget');
+  const read = model('losses-read'), rule = model('losses-rule');
+  const drawn = async (ready) => {  // the page's callback runs in a later task: yield until it has
+    for (let i = 0; i < 2000 && !ready(read.data); i++) await (i < 50 ? null : new Promise(r => setTimeout(r, 0))); };
+  const out = [];
+  for (const key of Object.values(reading.options).flat().map(o => o[0])) {
+    reading.value = key;
+    await drawn(d => d.reading[0] === key);
+    for (let k = 0; k < (budget.disabled ? 1 : Math.round(budget.end) + 1); k++) {
+      budget.value = k;
+      for (let i = 0; i <= Math.round((delta.end - delta.start) / delta.step); i++) {
+        const margin = +(delta.start + i * delta.step).toFixed(6);
+        delta.value = margin;
+        await drawn(d => d.delta[0] === margin && d.reading[0] === key);
+        out.push({key, budget: read.data.budget[0], delta: read.data.delta[0], r_hat: read.data.r_hat[0],
+                  exact: read.data.exact[0], states: Array.from(rule.data.status)});
+      }
+    }
+  }
+  return out; }"""
+SHOWN = """() => { const doc = Bokeh.documents.find(d => d.get_model_by_name('losses-read'));
+  const read = doc.get_model_by_name('losses-read').data;
+  return {text: doc.get_model_by_name('losses-readout').text, r_hat: read.r_hat[0], delta: read.delta[0],
+          budget: read.budget[0]}; }"""
+
+
+def test_the_loss_explorable_reads_every_margin_and_budget_as_the_third_rule_does(site):
+    """The teaching page's third explorable, every reading, stored budget and margin δ chosen through its widgets:
+    the statuses and r̂ it shows are the third rule's (``text_rank.third.read``) on that reading's paired gaps from the
+    results store, at that budget and δ; its menu offers every complete reading and its budget slider every
+    checkpoint the rule can read at. The keyboard moves the δ slider, and the read-out prints the r̂ it read."""
+    from playwright.sync_api import sync_playwright
+
+    from entropic.argument import explorables
+    from entropic.publish import intro
+    from entropic.sections.text_rank import third
+
+    found = intro.sweep_judged("tiny")
+    assert found is not None, "the tiny book stores the capacity sweep"
+    expected = {}
+    for _, row in found[1]["readings"].iterrows():
+        if row["complete"]:
+            tokens, gaps = row["paired"]
+            budgets = [int(b) for b in tokens if ((tokens >= b / 2) & (tokens <= b)).sum() >= 2]
+            expected[f"{row['corpus']}|{row['reading']}|{int(row['budget'])}"] = (tokens, gaps, row["grid"], budgets)
+    problems, moved = [], set()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium(), args=FLAGS)
+        page = _teaching_page(browser, site, "losses-read")
+        handles = page.locator("#explorable-rank-from-losses .noUi-handle")
+        assert handles.count() == 2, "the explorable shows two sliders (δ, the budget)"
+        handles.nth(0).focus()
+        for key in ("Home", "ArrowRight", "End", "ArrowLeft"):
+            before = page.evaluate(SHOWN)
+            page.keyboard.press(key)
+            page.wait_for_function(f"() => ({SHOWN})().delta !== {before['delta']}")
+            after = page.evaluate(SHOWN)
+            moved.add(after["delta"])
+            if not re.search(rf"r̂ (=|≤) {after['r_hat']}</b>", after["text"]):
+                problems.append(f"δ = {after['delta']}: the read-out {after['text']!r} does not print its r̂")
+        drawn = page.evaluate(LOSSES)
+        browser.close()
+    assert len(moved) == 4, f"the keyboard moved δ to only {sorted(moved)}"
+    assert {d["key"] for d in drawn} == set(expected), "the menu offers every complete reading, and only those"
+    for key, (_, _, _, budgets) in expected.items():
+        offered = sorted({d["budget"] for d in drawn if d["key"] == key})
+        if offered != budgets:
+            problems.append(f"{key}: the budget slider offers {offered}, the rule reads at {budgets}")
+    for d in drawn:
+        tokens, gaps, grid, _ = expected[d["key"]]
+        read = third.read(tokens, gaps, grid, d["budget"], d["delta"])
+        if (d["r_hat"], d["exact"], d["states"]) != (read["r_hat"], read["exact"], read["states"]):
+            problems.append(f"{d['key']} at {d['budget']} tokens, δ = {d['delta']}: the page reads r̂ = {d['r_hat']} "
+                            f"({d['states']}), the rule {read['r_hat']} ({read['states']})")
+    start, stop, step = explorables.DELTAS
+    steps = round((stop - start) / step) + 1
+    assert len(drawn) == steps * sum(len(b) for *_, b in expected.values()), "every δ at every budget was read"
+    assert not problems, "\n".join(problems[:20])

@@ -88,3 +88,42 @@ def test_each_rank_case_holds_its_stored_students_in_floors_their_means_and_the_
     assert cases["linear_qk-2"]["claims"] == [("linear: mean", "reproduced")]  # in words, its teacher's only
     html = explorables.as_html(explorables.static_against_native(cases))
     assert 'id="explorable-static-against-native"' in html and "moves: its menus choose the teacher" in html
+
+
+def _reading(gaps: np.ndarray, tokens=(1000, 2000, 3000, 4000), grid=(1, 2, 4), known=4.0, excess=None) -> dict:
+    """A complete reading as ``text_rank.third.readings`` gives it: paired gaps (widths × seeds × checkpoints)."""
+    return {"corpus": "routing rank 4", "reading": "stored seeds", "budget": tokens[-1], "grid": list(grid),
+            "complete": True, "known_rank": known, "paired": (np.array(tokens), gaps),
+            "full_excess": None if excess is None else np.array(excess)}
+
+
+def test_the_loss_reading_reads_a_case_of_known_answer_by_the_third_rule_and_moves_with_delta():
+    """Width 1 stays 0.5 nats above the full width at every checkpoint; width 2 within ±0.0005 of it: r̂ = 2, exactly
+    (width 1 persists), at δ = 0.01; at δ = 1 every width is within it (r̂ = 1); at δ = 0.0001 width 2's upper
+    bound is above it (r̂ = 4, the full width)."""
+    noise = np.array([[0.0005, -0.0005, 0.0003, -0.0002], [-0.0004, 0.0002, -0.0003, 0.0004],
+                      [0.0001, 0.0001, 0.0, -0.0003]])
+    gaps = np.stack([0.5 + noise, noise])  # (2 widths, 3 seeds, 4 checkpoints)
+    cases = explorables.loss_cases(pd.DataFrame([_reading(gaps, excess=[0.3, 0.2, 0.1, 0.005])]))
+    case = cases["routing rank 4|stored seeds|4000"]
+    assert case["budgets"] == explorables.admissible([1000, 2000, 3000, 4000]) == [2000, 3000, 4000]
+    assert case["known"] == 4 and case["generator"] and case["excess"] == [0.3, 0.2, 0.1, 0.005]
+    found = explorables.reading_at(case, 4000, 0.01)
+    assert (found["r_hat"], found["exact"], found["states"]) == (2, True, ["persisting", "within δ"])
+    assert found["mean"][0] == pytest.approx(0.5 + noise[:, -1].mean())
+    assert explorables.reading_at(case, 4000, 1.0)["r_hat"] == 1
+    assert explorables.reading_at(case, 4000, 0.0001)["r_hat"] == 4
+    html = explorables.as_html(explorables.rank_from_losses(cases, 0.01))
+    assert 'id="explorable-rank-from-losses"' in html and "moves: its menu chooses the reading" in html
+
+
+def test_a_text_has_no_known_rank_or_floor_and_no_reading_is_refused():
+    text = {**_reading(np.zeros((1, 2, 4)), grid=(2, 4), known=np.nan), "corpus": "english", "reading": "fresh seeds"}
+    incomplete = {**text, "corpus": "linux", "complete": False}
+    cases = explorables.loss_cases(pd.DataFrame([text, incomplete]))
+    assert list(cases) == ["english|fresh seeds|4000"]
+    case = cases["english|fresh seeds|4000"]
+    assert case["known"] is None and case["excess"] is None and not case["generator"]
+    assert case["label"] == "english: fresh seeds, 0.004M tokens"
+    with pytest.raises(ValueError, match="no reading of the capacity sweep is complete"):
+        explorables.rank_from_losses({}, 0.01)

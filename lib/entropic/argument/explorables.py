@@ -12,6 +12,9 @@ print, each appears as its static figure at the paper's settings (``_assets/prin
 2. :func:`static_against_native`: the stored students of the §5 ladder (a rung, at r*) and of the §6 grid (a
    teacher, at an r*), their risk in floors against their rank, and the ledger's verdicts of the claims on each
    case (:func:`rank_cases`), written into the page when it is built.
+3. :func:`rank_from_losses`: a reading of the capacity sweep (a generator of known rank, or a real text), its gaps
+   to the full width against the tokens, and the statuses and r̂ the third rule (``text_rank.third``, ported to the
+   page) reads at the margin δ and the stored budget a reader chooses (:func:`loss_cases`, :func:`reading_at`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -422,5 +426,275 @@ def _ranks_static(cases: dict[str, dict], band: float, width: float, height: flo
     ax.set_ylabel("risk (noise floors)")
     if ax.get_legend_handles_labels()[0]:  # a §6 teacher stored at the ladder's r*
         ax.legend(frameon=False, loc="center right", title="◆ §5 rungs at r*; §6 teachers:", title_fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+# --- 3. reading a rank from a loss curve ---------------------------------------------------------------------------
+
+DELTAS = (0.001, 0.05, 0.001)  # the margin δ's slider: from, to, step (nats per character)
+LINEAR_WITHIN = 0.001  # the gap axis is linear within this many nats of zero and logarithmic beyond (asinh)
+GAP_TICKS = (-0.1, -0.01, -0.001, 0.0, 0.001, 0.01, 0.1, 1.0)
+GREYS = ("#000000", "#555555", "#808080", "#a0a0a0", "#bdbdbd")  # one per width below the full one, narrowest first
+
+
+def admissible(tokens) -> list[int]:
+    """The checkpoints at which the third rule can read: those with at least two checkpoints from half of them on
+    (the projection to twice the budget fits a line through them)."""
+    tokens = np.asarray(tokens)
+    return [int(b) for b in tokens if ((tokens >= b / 2) & (tokens <= b)).sum() >= 2]
+
+
+def loss_cases(readings: pd.DataFrame) -> dict[str, dict]:
+    """What the third explorable shows, per complete reading of the capacity sweep (``text_rank.third.readings``):
+    its label, widths, checkpoints, the paired gaps (widths below the full one × seeds × checkpoints), the t
+    quantile of its one-sided bounds, its known rank (a generator's; None for a text), the full width's mean excess
+    over the floor per checkpoint (None for a text), the budgets the rule can read it at and its own budget. Keyed
+    ``corpus|reading|budget``; generators first, in the readings' order."""
+    from ..engine import statistics as stats
+    from ..sections.text_rank import third
+
+    out = {}
+    for _, row in readings[readings["complete"].astype(bool)].iterrows():
+        tokens, gaps = row["paired"]
+        known, excess = row["known_rank"], row["full_excess"]
+        generator = known is not None and not pd.isna(known)  # a generator's known rank; NaN for a text
+        budget = int(row["budget"])
+        out[f"{row['corpus']}|{row['reading']}|{budget}"] = {
+            "label": f"{row['corpus']}, {budget / 1e6:g}M tokens" if generator else
+                     f"{row['corpus']}: {row['reading']}, {budget / 1e6:g}M tokens",
+            "generator": bool(generator), "grid": [int(r) for r in row["grid"]],
+            "tokens": [int(t) for t in tokens], "gaps": np.asarray(gaps, dtype=float).tolist(),
+            "t": float(stats.t_quantile(third.CONFIDENCE, gaps.shape[1] - 1)) if gaps.shape[1] > 1 else math.inf,
+            "known": int(known) if generator else None, "budget": budget, "budgets": admissible(tokens),
+            "excess": None if excess is None or np.ndim(excess) == 0 else np.asarray(excess, float).tolist()}
+    return out
+
+
+def reading_at(case: dict, budget: int, margin: float) -> dict:
+    """The third rule on one case at ``budget`` and margin δ, as the page computes it (``text_rank.third``): per
+    width below the full one its status, mean gap and upper bound at the budget, the projection's mean and bounds at
+    twice the budget and the mean fitted line at half the budget; r̂ and whether it is exact."""
+    from ..sections.text_rank import third
+
+    tokens, gaps = np.asarray(case["tokens"]), np.asarray(case["gaps"], dtype=float)
+    read = third.read(tokens, gaps, case["grid"], budget, margin)
+    at = case["tokens"].index(budget)
+    projected = third.projected(tokens, gaps, budget)  # (W, n)
+    window = (tokens >= budget / 2) & (tokens <= budget)
+    slope, intercept = np.polyfit(np.log2(tokens[window].astype(float)), gaps.mean(1)[:, window].T, 1)
+    _, p_low, p_high = third._bounds(projected)
+    return {"r_hat": read["r_hat"], "exact": read["exact"], "states": read["states"],
+            "mean": gaps[:, :, at].mean(1), "upper": np.array([g[2] for g in read["gap"]]),
+            "projected": projected.mean(1), "projected_low": p_low, "projected_high": p_high,
+            "fit_start": slope * math.log2(budget / 2) + intercept}
+
+
+# The page's port of the third rule (text_rank.third: statuses, r_hats, read), in the reader's browser.
+_LOSSES_JS = """
+const WITHIN = "within δ", PERSISTING = "persisting", CLOSING = "closing", UNRESOLVED = "unresolved";
+const c = cases[reading_select.value];
+if (cb_obj === reading_select) {  // a new reading starts at its own budget
+  budget_slider.end = Math.max(c.budgets.length - 1, 1);
+  budget_slider.disabled = c.budgets.length < 2;
+  budget_slider.value = c.budgets.indexOf(c.budget);  // moves the slider, which runs this again
+}
+const delta = delta_slider.value;
+const b = c.budgets[Math.min(budget_slider.value, c.budgets.length - 1)];
+const at = c.tokens.indexOf(b), n = c.gaps[0].length, M = c.tokens.length;
+const sum = (v) => { let s = 0; for (const x of v) s += x; return s; };
+const mean = (v) => sum(v) / v.length;
+const bounds = (v) => {  // mean and one-sided bounds over the seeds: Student's t
+  const m = mean(v);
+  const half = n > 1 ? c.t * Math.sqrt(sum(v.map((x) => (x - m) * (x - m))) / (n - 1)) / Math.sqrt(n) : Infinity;
+  return [m, m - half, m + half];
+};
+const inWindow = c.tokens.map((t, i) => i).filter((i) => c.tokens[i] >= b / 2 && c.tokens[i] <= b);
+const x = inWindow.map((i) => Math.log2(c.tokens[i])), xm = mean(x);
+const sxx = sum(x.map((v) => (v - xm) * (v - xm)));
+const line = (y) => { const ym = mean(y), slope = sum(x.map((v, k) => (v - xm) * (y[k] - ym))) / sxx;
+                      return [slope, ym - slope * xm]; };
+const f = (v) => Math.asinh(v / C);  // the gap axis: linear near zero, logarithmic beyond
+const grid = c.grid, W = grid.length - 1, states = [];
+const curves = {xs: [], ys: [], color: []}, fits = {xs: [], ys: [], color: []};
+const bars = {x0: [], y0: [], x1: [], y1: [], color: []}, dots = {x: [], y: [], color: [], fill: []};
+const labels = {x: [], y: [], text: []};
+for (let w = 0; w < W; w++) {
+  const g = c.gaps[w], color = greys[w % greys.length];
+  const [m, , high] = bounds(g.map((s) => s[at]));
+  const fitted = g.map((s) => line(inWindow.map((i) => s[i])));
+  const [pm, pl, ph] = bounds(fitted.map(([k, i0]) => k * Math.log2(2 * b) + i0));
+  const status = high < delta && pl <= delta ? WITHIN : pl > delta ? PERSISTING : ph < delta ? CLOSING : UNRESOLVED;
+  states.push(status);
+  const means = c.tokens.map((t, j) => mean(g.map((s) => s[j])));
+  const [k, i0] = line(inWindow.map((i) => means[i]));
+  curves.xs.push(c.tokens.map((t) => t / 1e6)); curves.ys.push(means.map(f)); curves.color.push(color);
+  fits.xs.push([b / 2e6, 2 * b / 1e6]); fits.ys.push([f(k * Math.log2(b / 2) + i0), f(pm)]); fits.color.push(color);
+  bars.x0.push(b / 1e6, 2 * b / 1e6); bars.x1.push(b / 1e6, 2 * b / 1e6);
+  bars.y0.push(f(m), f(pl)); bars.y1.push(f(high), f(ph)); bars.color.push(color, color);
+  dots.x.push(b / 1e6); dots.y.push(f(m)); dots.color.push(color); dots.fill.push(status === WITHIN ? color : "white");
+  labels.x.push(2 * b / 1e6); labels.y.push(f(pm)); labels.text.push("r = " + grid[w]);
+}
+let top = 0;
+while (top < W && states[W - 1 - top] === WITHIN) top++;  // the widths within δ, counted from the full one down
+const hat = grid[W - top], below = grid.indexOf(hat) - 1;
+const exact = below < 0 || states[below] === PERSISTING;
+curve_source.data = curves; fit_source.data = fits; bar_source.data = bars; dot_source.data = dots;
+label_source.data = labels;
+rule.data = {r: grid.slice(0, W), status: states};
+read.data = {reading: [reading_select.value], r_hat: [hat], exact: [exact], budget: [b], delta: [delta]};
+const last = Math.max(c.tokens[M - 1], 2 * b) / 1e6, first = c.tokens[0] / 1e6;
+x_range.start = first / 1.25; x_range.end = last * 1.9;
+delta_source.data = {x: [x_range.start, x_range.end], y: [f(delta), f(delta)]};
+excess_source.data = c.excess ? {x: c.tokens.map((t) => t / 1e6), y: c.excess.map(f)} : {x: [], y: []};
+const ys = [f(delta), 0, ...curves.ys.flat(), ...fits.ys.flat(), ...bars.y0, ...bars.y1, ...excess_source.data.y];
+const low = Math.min(...ys), high = Math.max(...ys), pad = 0.08 * (high - low);
+y_range.start = low - pad; y_range.end = high + pad;
+budget_line.location = b / 1e6; box.left = b / 2e6; box.right = b / 1e6;
+const shown = (v) => +v.toPrecision(2);
+const groups = [WITHIN, PERSISTING, CLOSING, UNRESOLVED]
+  .map((s) => [s, grid.slice(0, W).filter((r, w) => states[w] === s)])
+  .filter(([, rs]) => rs.length).map(([s, rs]) => s + ": r = " + rs.join(", "));
+const widest = grid[W];
+let learned = "A text has no known floor: how far its full width has learned is not measured.";
+if (c.excess) {
+  const e = c.excess[at];
+  learned = "Its full width is " + shown(e) + " nats above the floor: " + (e <= delta ? "learned to within δ."
+            : "not learned to within δ.");
+}
+readout.text = "At " + +(b / 1e6).toPrecision(4) + "M tokens, " + groups.join("; ") + ". <b>r̂ "
+  + (hat < widest && !exact ? "≤ " : "= ") + hat + "</b> of " + widest
+  + (c.known ? " (known rank " + c.known + ")" : "") + ". " + learned;
+"""
+
+
+def rank_from_losses(cases: dict[str, dict], margin: float, chosen: str | None = None) -> Explorable:
+    """Reading a rank from a loss curve, moved by hand: for a reading of the capacity sweep (a generator of known
+    rank, or a real text), each width's gap to the full width against the training tokens, the projection the rule
+    makes to twice the budget, the margin δ and the full width's excess over its floor (a generator's), with the
+    statuses and r̂ the third rule reads at the δ and the budget (a stored checkpoint) the sliders set. ``chosen``:
+    the reading shown first (default: the first generator whose known rank is the full width)."""
+    from bokeh.layouts import column, row
+    from bokeh.models import (
+        BoxAnnotation,
+        ColumnDataSource,
+        CustomJS,
+        CustomJSTickFormatter,
+        Div,
+        FixedTicker,
+        LabelSet,
+        Range1d,
+        Select,
+        Slider,
+        Span,
+    )
+    from bokeh.plotting import figure
+
+    if not cases:
+        raise ValueError("no reading of the capacity sweep is complete: its students are not stored")
+    widest = {key: case["grid"][-1] for key, case in cases.items()}
+    chosen = chosen or next((key for key, case in cases.items() if case["known"] == widest[key]), next(iter(cases)))
+    case = cases[chosen]
+    empty = {"xs": [], "ys": [], "color": []}
+    sources = {"curve_source": ColumnDataSource(dict(empty), name="losses-curves"),
+               "fit_source": ColumnDataSource(dict(empty), name="losses-fits"),
+               "bar_source": ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": [], "color": []}),
+               "dot_source": ColumnDataSource({"x": [], "y": [], "color": [], "fill": []}),
+               "label_source": ColumnDataSource({"x": [], "y": [], "text": []}),
+               "delta_source": ColumnDataSource({"x": [], "y": []}),
+               "excess_source": ColumnDataSource({"x": [], "y": []}, name="losses-excess"),
+               "rule": ColumnDataSource({"r": [], "status": []}, name="losses-rule"),
+               "read": ColumnDataSource({"reading": [], "r_hat": [], "exact": [], "budget": [], "delta": []},
+                                             name="losses-read")}
+    plot = figure(height=200, sizing_mode="stretch_width", x_axis_type="log", toolbar_location=None,
+                  x_range=Range1d(1, 10), y_range=Range1d(-1, 1),  # set by the page's code when it draws
+                  x_axis_label="training tokens (millions)", y_axis_label="gap to full width (nats)")
+    for axis in (plot.xaxis, plot.yaxis):
+        axis.axis_label_text_font_size, axis.axis_label_text_font_style = "14px", "normal"
+        axis.major_label_text_font_size = "13px"
+    plot.yaxis.ticker = FixedTicker(ticks=[math.asinh(v / LINEAR_WITHIN) for v in GAP_TICKS])
+    plot.yaxis.formatter = CustomJSTickFormatter(
+        args={"C": LINEAR_WITHIN}, code="const v = C * Math.sinh(tick); return Math.abs(v) < 1e-9 ? '0' : "
+                                        "String(+v.toPrecision(1));")
+    box = BoxAnnotation(fill_color="#888888", fill_alpha=0.15, line_alpha=0)  # the window the projection reads
+    budget_line = Span(dimension="height", line_color="#555555", line_width=1.5, name="losses-budget-line")
+    plot.add_layout(box)
+    plot.add_layout(budget_line)
+    plot.add_layout(Span(location=0, dimension="width", line_color="#555555", line_width=1))
+    plot.line("x", "y", source=sources["delta_source"], line_dash="dashed", line_width=2, color="black")
+    plot.line("x", "y", source=sources["excess_source"], line_dash="dashdot", line_width=2.5, color="black")
+    plot.multi_line("xs", "ys", source=sources["curve_source"], color="color", line_width=2)
+    plot.multi_line("xs", "ys", source=sources["fit_source"], color="color", line_width=2, line_dash="dotted")
+    plot.segment("x0", "y0", "x1", "y1", source=sources["bar_source"], color="color", line_width=2)
+    plot.scatter("x", "y", source=sources["dot_source"], size=8, line_color="color", fill_color="fill", line_width=2)
+    plot.add_layout(LabelSet(x="x", y="y", text="text", source=sources["label_source"], x_offset=5, y_offset=-7,
+                             text_font_size="12px"))
+
+    groups: dict[str, list] = {"generators of known rank": [], "real texts": []}
+    for key, one in cases.items():
+        groups["generators of known rank" if one["generator"] else "real texts"].append((key, one["label"]))
+    reading_select = Select(title="reading", value=chosen, options={k: v for k, v in groups.items() if v},
+                            name="losses-reading")
+    delta_slider = Slider(title="margin δ (nats)", start=DELTAS[0], end=DELTAS[1], step=DELTAS[2],
+                          value=float(margin), format="0.000", name="losses-delta")
+    budget_slider = Slider(title="budget read", start=0, end=max(len(case["budgets"]) - 1, 1),
+                           step=1, value=case["budgets"].index(case["budget"]), show_value=False,
+                           disabled=len(case["budgets"]) < 2, name="losses-budget")
+    readout = Div(text="", name="losses-readout", styles={"font-size": "14px", "text-align": "left"})
+    update = CustomJS(args={"cases": cases, "reading_select": reading_select, "delta_slider": delta_slider,
+                            "budget_slider": budget_slider, "readout": readout, "x_range": plot.x_range,
+                            "y_range": plot.y_range, "box": box,
+                            "budget_line": budget_line, "C": LINEAR_WITHIN, "greys": list(GREYS), **sources},
+                      code=_LOSSES_JS)
+    for widget in (reading_select, delta_slider, budget_slider):
+        widget.js_on_change("value", update)
+        widget.sizing_mode = "stretch_width"
+    readout.sizing_mode = "stretch_width"
+    layout = column(plot, row(reading_select, delta_slider, budget_slider, sizing_mode="stretch_width"), readout,
+                    sizing_mode="stretch_width", name="rank-from-losses")
+    _on_load(layout, update)
+    alt = ("Interactive chart: for a reading of the capacity sweep, each width's gap to the full width against the "
+           "training tokens, its projection to twice the budget and the margin δ; sliders set δ and the budget, and "
+           "the page lists each width's status and the rank read.")
+    return Explorable("rank-from-losses", layout, partial(_losses_static, case, margin), alt,
+                      "its menu chooses the reading, its sliders the margin δ and the budget")
+
+
+def _losses_static(case: dict, margin: float, width: float, height: float):
+    """The third explorable's static form: its first reading at δ and the reading's own budget."""
+    import matplotlib.pyplot as plt
+
+    budget, found = case["budget"], reading_at(case, case["budget"], margin)
+    tokens, gaps = np.asarray(case["tokens"]) / 1e6, np.asarray(case["gaps"], dtype=float)
+    b = budget / 1e6
+    fig, ax = plt.subplots(figsize=(width, height))
+    ax.axvspan(b / 2, b, color="0.88", lw=0)
+    ax.axhline(0, color="0.35", lw=0.8)
+    ax.axhline(margin, color="black", lw=1.5, ls="--")
+    if case["excess"] is not None:
+        ax.plot(tokens, case["excess"], color="black", lw=2, ls="-.")
+    grid = case["grid"]
+    for w, (r, status) in enumerate(zip(grid[:-1], found["states"], strict=True)):
+        color = GREYS[w % len(GREYS)]
+        ax.plot(tokens, gaps[w].mean(0), color=color, lw=1.8)
+        ax.plot([b / 2, 2 * b], [found["fit_start"][w], found["projected"][w]], color=color, lw=1.8, ls=":")
+        ax.plot([b, b], [found["mean"][w], found["upper"][w]], color=color, lw=1.8)
+        ax.plot([2 * b] * 2, [found["projected_low"][w], found["projected_high"][w]], color=color, lw=1.8)
+        ax.plot([b], [found["mean"][w]], "o", color=color, mfc=color if status == "within δ" else "white", ms=6)
+        ax.annotate(f"r = {r}", (2 * b, found["projected"][w]), xytext=(5, -3), textcoords="offset points",
+                    fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("asinh", linear_width=LINEAR_WITHIN)
+    low, high = ax.get_ylim()
+    ax.set_yticks([v for v in GAP_TICKS if low <= v <= high], [f"{v:g}" for v in GAP_TICKS if low <= v <= high])
+    ax.minorticks_off()
+    ax.set_xlim(left := tokens[0] / 1.25, right := max(tokens[-1], 2 * b) * 1.9)
+    ticks = [v for v in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50) if left <= v <= right]
+    ax.set_xticks(ticks, [f"{v:g}" for v in ticks])
+    ax.set_xlabel("training tokens (millions)")
+    ax.set_ylabel("gap to full width (nats)")
+    hat = f"≤ {found['r_hat']}" if found["r_hat"] < grid[-1] and not found["exact"] else f"= {found['r_hat']}"
+    known = f", known rank {case['known']}" if case["known"] else ""
+    ax.set_title(f"{case['label']}: r̂ {hat}{known} (δ = {margin:g})", fontsize=9)
     fig.tight_layout()
     return fig

@@ -85,15 +85,24 @@ def beyond(profile: str) -> dict:
     return out
 
 
-def sweep_state(profile: str) -> dict:
-    """The capacity sweep by the rule that decides, as the intro and the teaching chapter say it: ``{"sweep": ...}``
-    with how many corpora it decides at its budget and which way, what keeps each verdict's gate shut, and how many
-    of its students are stored; ``{}`` when none is."""
-    sweep = registry.module("text_rank")
+def sweep_judged(profile: str) -> tuple | None:
+    """The capacity sweep's stored results at ``profile`` and the rule that decides it on them
+    (``text_rank.judge_third``); None when none is stored."""
     found = _results("text_rank", profile)
     if not found.entries:
+        return None
+    return found, registry.module("text_rank").judge_third(found, _results("real_corpora", profile))
+
+
+def sweep_state(profile: str, judged: tuple | None = None) -> dict:
+    """The capacity sweep by the rule that decides, as the intro and the teaching chapter say it: ``{"sweep": ...}``
+    with how many corpora it decides at its budget and which way, what keeps each verdict's gate shut, and how many
+    of its students are stored; ``{}`` when none is. ``judged``: :func:`sweep_judged`'s answer, when at hand."""
+    sweep = registry.module("text_rank")
+    judged = judged or sweep_judged(profile)
+    if judged is None:
         return {}
-    judged = sweep.judge_third(found, _results("real_corpora", profile))
+    found, judged = judged
     cfg = found.cfg
     low = judged["outcomes"][judged["outcomes"]["key"] == "low_rank"]
     shut = judged["gates"]

@@ -156,9 +156,21 @@ def paired(students: pd.DataFrame, cfg, seeds: tuple, source: str, budget: int,
     return table.columns.to_numpy(), gaps
 
 
+def full_excess(students: pd.DataFrame, cfg, seeds: tuple, source: str, budget: int,
+                tokens: np.ndarray) -> np.ndarray | None:
+    """The full-width students' mean loss above their corpus's floor at each of ``tokens``, on one reading (how far
+    the full width has learned); None where the corpus has no floor (a real text)."""
+    students = students[(students["budget"] == budget) & (students["rank"] == cfg.widest)]
+    own = pd.concat([second.selected(students, cfg, seeds, source, t) for t in tokens])
+    if "floor" not in own or own.empty or own["floor"].isna().any():
+        return None
+    return (own["val_loss"] - own["floor"]).groupby(own["tokens"]).mean().reindex(tokens).to_numpy(float)
+
+
 def readings(students: pd.DataFrame, cfg) -> pd.DataFrame:
     """Every reading of every corpus (generators first, those of the amendment's calibration last among them): its
-    budget, r̂ at δ with its exactness, statuses, gaps and 90 % interval over resamples, and r̂ at δ/2 and 2δ."""
+    budget, r̂ at δ with its exactness, statuses, gaps and 90 % interval over resamples, r̂ at δ/2 and 2δ, its
+    paired gaps (``paired``: tokens, gaps) and the full width's excess over the floor (``full_excess``)."""
     out = []
     for corpus in [*generators(cfg), *gate_generators(cfg), *cfg.corpora]:
         own = students[students["corpus"] == corpus]
@@ -172,7 +184,8 @@ def readings(students: pd.DataFrame, cfg) -> pd.DataFrame:
                         "half": read(tokens, gaps, grid, budget, cfg.margin / 2)["r_hat"],
                         "double": read(tokens, gaps, grid, budget, 2 * cfg.margin)["r_hat"],
                         "draws": resample(tokens, gaps, grid, budget, cfg.margin, seed_of(corpus)),
-                        "curves": (tokens, gaps.mean(1)),
+                        "curves": (tokens, gaps.mean(1)), "paired": found,
+                        "full_excess": full_excess(own, cfg, seeds, source, budget, tokens),
                         "upper": _bounds(np.swapaxes(gaps, 1, 2))[2],  # (W, M): per width and checkpoint
                         "projected_low": _bounds(projected(tokens, gaps, budget))[1].tolist()}
                 row["interval"] = second.interval(row["draws"])
@@ -409,6 +422,6 @@ def _across(deciding: pd.DataFrame, low: list[dict], cfg, appendix_b) -> list[di
 
 
 __all__ = ["CLOSING", "CONTRADICTED", "FRESH", "PERSISTING", "STORED", "SUPPORTED", "UNRESOLVED", "WITHIN",
-           "bounds", "calibrated_range", "calibration", "gate_generators", "gates", "generators", "judge", "low_rank",
-           "paired", "probe",
-           "projected", "r_hats", "read", "readings", "resample", "seed_of", "statuses", "variants"]
+           "bounds", "calibrated_range", "calibration", "full_excess", "gate_generators", "gates", "generators",
+           "judge", "low_rank", "paired", "probe", "projected", "r_hats", "read", "readings", "resample", "seed_of",
+           "statuses", "variants"]
