@@ -244,8 +244,30 @@ PROSE_CODE = r"""() => {
 }"""
 
 
+# Every explorable of a page drawn (the book's loader draws each as it first comes near the screen): each scrolled into
+# view in turn until its Bokeh document is in its place, then the page back at its top.
+DRAW_EXPLORABLES = """async () => {
+  for (const live of document.querySelectorAll('.explorable-live')) {
+    live.scrollIntoView();
+    const target = live.querySelector('.explorable-target');
+    for (let i = 0; i < 500 && !target.children.length; i++) await new Promise(r => setTimeout(r, 20));
+    if (!target.children.length) return live.parentElement.id;
+  }
+  window.scrollTo(0, 0);
+  return null;
+}"""
+
+
+def draw_explorables(page) -> None:
+    """Draw every explorable of ``page`` (as a reader reaching each would); fails naming one that is not drawn."""
+    undrawn = page.evaluate(DRAW_EXPLORABLES)
+    assert undrawn is None, f"the explorable {undrawn} was not drawn within 10 s of coming into view"
+
+
 def too_tall(page) -> list[str]:
-    """The page, every fold closed, taller than ``TALLEST`` px (measure it at 1280 px wide)."""
+    """The page, every fold closed and every explorable drawn, taller than ``TALLEST`` px (measure it at 1280 px
+    wide)."""
+    draw_explorables(page)
     page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = false; })")
     height = page.evaluate(HEIGHT)
     return [f"the page is {height} px tall with its folds closed (at most {TALLEST})"] if height > TALLEST else []

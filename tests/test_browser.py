@@ -171,11 +171,14 @@ DRAWN = """() => { const doc = Bokeh.documents.find(d => d.get_model_by_name('su
 
 
 def _teaching_page(browser, site, model: str):
-    """The teaching page at a phone's width, once the explorable holding the Bokeh model ``model`` is drawn."""
+    """The teaching page at a phone's width, its explorables drawn (each as a reader scrolling to it draws it), once
+    the one holding the Bokeh model ``model`` is ready."""
     base, folder = site
     page = browser.new_page(viewport={"width": 400, "height": 900})
     page.goto(f"{base}/{next(name for name in pages(folder) if name.endswith('teaching.html'))}",
               wait_until="networkidle")
+    assert page.evaluate("() => window.Bokeh === undefined"), "Bokeh loads only once an explorable is near the screen"
+    reader.draw_explorables(page)
     page.wait_for_function(f"() => window.Bokeh && Bokeh.documents.some(d => d.get_model_by_name({model!r}))")
     return page
 

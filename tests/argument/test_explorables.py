@@ -2,6 +2,9 @@
 tail of each spectrum, the σ a reader finds on the slider is the closed form's, rounded up to the slider's step, and
 §4's stored students land on the curve. What the page draws is compared with these in tests/test_browser.py."""
 
+import json
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -68,6 +71,9 @@ def test_the_explorable_prints_as_its_static_figure_with_the_line_saying_the_web
     assert 'src="data:image/png;base64,' in html and "In the web book this figure moves: its sliders change" in html
     assert 'alt="Interactive chart' in html and 'aria-label="Interactive chart' in html
     assert "cdn.bokeh.org" not in html and "<script src" not in html  # Bokeh's files come from the book itself
+    item = re.search(r'<script type="application/json" class="explorable-item">(.*?)</script>', html, re.S)[1]
+    assert json.loads(item)["doc"]["roots"], "the live figure is a Bokeh document the book's loader draws"
+    assert 'class="explorable-target" style="min-height: 365px"' in html  # its room kept until it is drawn
 
 
 def test_each_rank_case_holds_its_stored_students_in_floors_their_means_and_the_claims_on_it():

@@ -2,9 +2,10 @@
 kernel, server or network.
 
 Each is a Bokeh document whose sliders recompute the curve in the page with ``CustomJS`` (Bokeh's JavaScript ships
-inside its Python package; ``publish.interactive`` serves it beside the book and loads it on the pages that show
-one), beside the numpy computation of the same quantity here, which the tests compare with what the page draws. In
-print, each appears as its static figure at the paper's settings (``_assets/print.css``).
+inside its Python package; ``publish.interactive`` serves it beside the book, and the book's loader fetches it and
+draws each explorable when it first comes near the screen), beside the numpy computation of the same quantity here,
+which the tests compare with what the page draws. In print, each appears as its static figure at the paper's
+settings (``_assets/print.css``).
 
 1. :func:`surrogate_bound`: the §4 surrogate's bound. The best rank-r student of a teacher A* with spectrum λ pays
    ‖V*‖²_F Σ_{j>r} λ_j² above the noise floor σ²Td (Eckart–Young), which, for the paper's value map (entries
@@ -22,6 +23,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import math
 import re
 from collections.abc import Callable
@@ -115,6 +117,7 @@ class Explorable:
     draw: Callable  # (width, height) in inches -> the static figure
     alt: str
     moves: str  # what the reader moves in the web book, for the line its printed form carries
+    reserved: int = 320  # px the page keeps for it until it is drawn (its plot and controls), so that nothing jumps
 
     def _repr_html_(self) -> str:
         return as_html(self)
@@ -127,21 +130,24 @@ PRINTED = "In the web book this figure moves: {}."  # the line under an explorab
 
 
 def as_html(explorable: Explorable) -> str:
-    """The explorable as a page shows it: on screen, the live Bokeh document; in print, its static PNG and one line
-    saying that the web book lets the reader move it (``_assets/print.css``)."""
+    """The explorable as a page shows it: on screen, the live Bokeh document (its JSON, drawn by the book's loader,
+    ``_assets/explorables.js``, when it first comes near the screen); in print, its static PNG and one line saying
+    that the web book lets the reader move it (``_assets/print.css``)."""
     import matplotlib.pyplot as plt
-    from bokeh.embed import components
+    from bokeh.embed import json_item
 
     from ..report.figures import WIDTH
 
-    script, div = components(explorable.layout)
+    item = json.dumps(json_item(explorable.layout)).replace("</", "<\\/")  # JSON that cannot close its script
     static, png = explorable.draw(WIDTH, 2.6), io.BytesIO()
     static.savefig(png, format="png", dpi=150, bbox_inches="tight")
     plt.close(static)  # drawn for this HTML only: not shown again by the notebook
     image = base64.b64encode(png.getvalue()).decode()
     alt = html.escape(explorable.alt, quote=True)
     return (f'<div class="explorable" id="explorable-{explorable.name}">'
-            f'<div class="explorable-live" role="group" aria-label="{alt}">{div}{script}</div>'
+            f'<div class="explorable-live" role="group" aria-label="{alt}">'
+            f'<div class="explorable-target" style="min-height: {explorable.reserved}px"></div>'
+            f'<script type="application/json" class="explorable-item">{item}</script></div>'
             f'<div class="explorable-print"><img src="data:image/png;base64,{image}" alt="{alt}">'
             f'<p>{html.escape(PRINTED.format(explorable.moves))}</p></div></div>')
 
@@ -231,7 +237,7 @@ def surrogate_bound(sweep: pd.DataFrame | None = None, band: float = 0.05) -> Ex
            "surrogate against r, falling to the floor where r reaches r*; sliders set r*, the teacher's spectrum, "
            "the noise and the student's rank.")
     return Explorable("surrogate-bound", layout, partial(_surrogate_static, risk, points, band), alt,
-                      "its sliders change the teacher, the noise and the student's rank")
+                      "its sliders change the teacher, the noise and the student's rank", plot.height + 135)
 
 
 def _on_load(layout, callback) -> None:
@@ -392,7 +398,7 @@ def static_against_native(cases: dict[str, dict], band: float = 0.05) -> Explora
            "of the §5 ladder on a fixed operator or a §6 attention teacher of a chosen r*, with the verdicts of the "
            "paper's claims on that case.")
     return Explorable("static-against-native", layout, partial(_ranks_static, cases, band), alt,
-                      "its menus choose the teacher, the ladder's rung and r*")
+                      "its menus choose the teacher, the ladder's rung and r*", plot.height + 105)
 
 
 def _ranks_static(cases: dict[str, dict], band: float, width: float, height: float):
@@ -657,7 +663,7 @@ def rank_from_losses(cases: dict[str, dict], margin: float, chosen: str | None =
            "training tokens, its projection to twice the budget and the margin δ; sliders set δ and the budget, and "
            "the page lists each width's status and the rank read.")
     return Explorable("rank-from-losses", layout, partial(_losses_static, case, margin), alt,
-                      "its menu chooses the reading, its sliders the margin δ and the budget")
+                      "its menu chooses the reading, its sliders the margin δ and the budget", plot.height + 105)
 
 
 def _losses_static(case: dict, margin: float, width: float, height: float):

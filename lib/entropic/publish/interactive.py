@@ -1,9 +1,11 @@
 """The explorables' JavaScript in the book: Bokeh's own files, from the installed ``bokeh`` package, served beside the
-book (no CDN) and loaded only by the pages that show an explorable (``argument.explorables``).
+book (no CDN) and loaded only by the pages that show an explorable (``argument.explorables``), when one first comes
+near the screen.
 
 This Sphinx extension (listed in ``_config.yml``) copies ``bokeh.min.js`` and ``bokeh-widgets.min.js`` into the build's
-``_static/bokeh/`` and adds them to the head of each page whose body holds an explorable; every build of the book, the
-single page that ``publish.pdf`` prints included, goes through it.
+``_static/bokeh/<version>/`` and adds the book's loader (``_assets/explorables.js``, which fetches them and draws each
+explorable as it comes into view) to each page whose body holds an explorable; every build of the book, the single
+page that ``publish.pdf`` prints included, goes through it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import shutil
 from pathlib import Path
 
 FILES = ("bokeh.min.js", "bokeh-widgets.min.js")  # the core and its sliders and menus, in the order they load
+LOADER = "explorables.js"  # in _assets (the book's static folder): loads FILES and draws each explorable
 MARK = 'class="explorable"'  # what argument.explorables.as_html writes around each explorable
 
 
@@ -29,8 +32,7 @@ def _version() -> str:
 
 def _page_context(app, pagename, templatename, context, doctree) -> None:
     if MARK in context.get("body", ""):
-        for name in FILES:
-            app.add_js_file(f"bokeh/{_version()}/{name}", loading_method="defer")  # the text first
+        app.add_js_file(LOADER, loading_method="defer", **{"data-bokeh": _version()})  # the text first
 
 
 def _copy(app, exception) -> None:
