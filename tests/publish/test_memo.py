@@ -1,5 +1,6 @@
-"""A page's experiments computed once per version of the library (publish/memo.py): read back whole, computed again
-for other arguments or another library, refused for an argument a digest cannot name, an unreadable entry an error."""
+"""A page's experiments computed once per version of the code they run (publish/memo.py): read back whole, computed
+again for other arguments or other code, not for an edit of code they do not run, refused for an argument a digest
+cannot name, an unreadable entry an error."""
 
 import types
 
@@ -33,15 +34,29 @@ def test_a_call_is_computed_once_and_read_back_equal(experiments):
     assert computed.SIZES == (1, 2)  # what is no function is the module's own
 
 
-def test_other_arguments_or_another_library_compute_again(experiments, monkeypatch):
+def test_other_arguments_or_other_code_compute_again_and_an_edit_elsewhere_does_not(experiments, monkeypatch):
     computed, calls = experiments
     computed.sweep(8)
     computed.sweep(8, sigma=0.1)
     computed.sweep(T=8)  # the same values named otherwise: a call of its own, computed again
     assert len(calls) == 3
-    monkeypatch.setattr(memo, "_library_digest", lambda: "an edited library")
+    monkeypatch.setattr(memo, "_library_digest", lambda: "an edited library")  # code the experiment does not reach
+    computed.sweep(8)
+    assert len(calls) == 3
+    monkeypatch.setattr(memo, "_code_key", lambda function: "an edited experiment")
     computed.sweep(8)
     assert len(calls) == 4
+
+
+def test_the_code_key_follows_what_the_function_reaches_and_not_its_comments():
+    from entropic.argument import teaching
+    from entropic.jobs import versions
+
+    key = versions.code_key(teaching.static_rank_sweep)
+    assert key == versions.code_key(teaching.static_rank_sweep) and len(key) == 12
+    pieces = versions._Walker("entropic").visit(teaching.static_rank_sweep)
+    assert any(name.endswith(".train") for name in pieces)  # the training loop it runs is part of it
+    assert not any(name.endswith(".surrogate_operator_v_known") for name in pieces)  # an estimator it never calls
 
 
 def test_an_argument_whose_value_no_digest_names_is_refused(experiments):
@@ -61,11 +76,13 @@ def test_an_unreadable_entry_is_an_error_naming_its_file_not_computed_again(expe
     assert len(calls) == 1
 
 
-def test_the_computations_of_the_newest_library_versions_are_kept(experiments, monkeypatch):
+def test_the_computations_of_the_newest_versions_of_each_function_are_kept(experiments, monkeypatch):
     computed, _ = experiments
+    memo.remembered_call(str, 1)  # a call keyed by the whole library: a kind of its own, never pruned by the others
     for k in range(memo.KEPT + 2):
-        monkeypatch.setattr(memo, "_library_digest", lambda k=k: f"library {k}")
+        monkeypatch.setattr(memo, "_code_key", lambda function, k=k: f"version {k}")
         computed.sweep(8)
-    kept = [p for p in (paths.BUILD / "computed").iterdir() if p.is_dir()]
-    assert len(kept) == memo.KEPT
-    assert memo.version() in {p.name for p in kept}
+    folders = [p for p in (paths.BUILD / "computed").iterdir() if p.is_dir()]
+    kept = [p for p in folders if p.name.rpartition("-")[0].endswith(".sweep")]
+    assert len(kept) == memo.KEPT and len(folders) == memo.KEPT + 1
+    assert f"{kept[0].name.rpartition('-')[0]}-{memo.code_version(computed.sweep.args[0])}" in {p.name for p in kept}

@@ -197,6 +197,18 @@ def version_key(module: types.ModuleType, kind: str | None = None) -> str:
 def _version_key(module: types.ModuleType, kind: str | None) -> str:
     with _PARSING:
         pieces = reachable(module, kind)
+    return _hashed(pieces)
+
+
+def code_key(function) -> str:
+    """The hash of the code ``function`` reaches within its package, as a job's key hashes its fit function's: what a
+    page's remembered experiment (``publish.memo``) depends on besides its arguments."""
+    with _PARSING:
+        pieces = _Walker(function.__module__.split(".")[0]).visit(function)
+    return _hashed(pieces)
+
+
+def _hashed(pieces: dict[str, str]) -> str:
     # Hashed under their names without the module, so moving a function between modules changes nothing.
     digest = hashlib.sha256()
     for name, piece in sorted((name.rsplit(".", 1)[-1] if "<" not in name else name, piece)

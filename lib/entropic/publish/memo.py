@@ -1,13 +1,17 @@
 """What a page computes from the library alone (the teaching page's and the theory page's experiments), computed once
-per version of the library and set of arguments; and a section's rows of the claims ledger (``ledger.section_rows``),
-which name what else they are computed from, the section page's fingerprint, among their arguments.
+per version of the code it runs and set of arguments; and a section's rows of the claims ledger
+(``ledger.section_rows``), computed once per version of the library, which name what else they are computed from, the
+section page's fingerprint, among their arguments.
 
 A page that computes what it shows renders again whenever its inputs change: a stored result it also reads, its
-profile, any library file. Most of its computations depend on none of these but the library, so rendering it again at
-another profile, or after an edit of the library is undone, would repeat them to the last bit. :class:`Remembered`
-wraps a library module for a page: each call of one of its functions is computed once and stored under
-``build/computed/<version>/`` (``version``: a digest of every library file, the thread count and the versions of Python,
-torch, NumPy and pandas), and read back from there by the next render of any page that makes the same call. The
+profile, any library file. Most of its computations depend on none of these but some of the library, so rendering it
+again at another profile, after an edit of code they do not run, or after an edit is undone, would repeat them to the
+last bit. :class:`Remembered` wraps a library module for a page: each call of one of its functions is computed once
+and stored under ``build/computed/<function>-<version>/`` (``version``: a digest of the code the function reaches, as
+the jobs' version keys hash it (``jobs.versions.code_key``: its syntax, so a comment or a docstring changes nothing),
+the thread count and the versions of Python, torch, NumPy and pandas), and read back from there by the next render of
+any page that makes the same call. A call through :func:`remembered_call` (the ledger's rows, whose code is found at
+run time) is stored under ``build/computed/<version>/``, ``version`` a digest of every library file instead. The
 functions are seeded through their arguments (no global random state), so a value read back is the value a new call
 computes. A stored value that cannot be read is an error naming its file, never recomputed in silence.
 """
@@ -18,12 +22,13 @@ import functools
 import hashlib
 import os
 import pickle
+import shutil
 import sys
 
 from .. import paths
 from . import build
 
-KEPT = 4  # library versions whose computations stay stored (the newest, by when last written)
+KEPT = 4  # versions (of a function's code, or of the library) whose computations stay stored: the newest
 
 
 def _library_digest() -> str:
@@ -41,13 +46,30 @@ def _digest(sources: tuple[tuple, ...]) -> str:
 def version() -> str:
     """What a stored computation depends on besides its function and arguments: the library's files, the torch
     threads, and the versions of Python and of the packages that compute and hold the values."""
+    return hashlib.sha256("\n".join([_library_digest(), *_environment()]).encode()).hexdigest()[:16]
+
+
+def code_version(function) -> str:
+    """What a remembered experiment depends on besides its arguments: the code ``function`` reaches
+    (``jobs.versions.code_key``), the torch threads, and the versions of Python and of the packages that compute and
+    hold the values."""
+    return hashlib.sha256("\n".join([_code_key(function), *_environment()]).encode()).hexdigest()[:16]
+
+
+@functools.cache
+def _code_key(function) -> str:
+    from ..jobs import versions
+
+    return versions.code_key(function)
+
+
+def _environment() -> list[str]:
     import numpy
     import pandas
     import torch
 
-    parts = [_library_digest(), str(torch.get_num_threads()), sys.version.split()[0], torch.__version__,
-             numpy.__version__, pandas.__version__]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+    return [str(torch.get_num_threads()), sys.version.split()[0], torch.__version__, numpy.__version__,
+            pandas.__version__]
 
 
 PLAIN = (int, float, str, bool, type(None))
@@ -74,7 +96,17 @@ def _call_key(function, args: tuple, kwargs: dict) -> str:
 
 def remembered_call(function, *args, **kwargs):
     """``function(*args, **kwargs)``, read from ``build/computed/`` where this library version stored it before."""
-    folder = paths.BUILD / "computed" / version()
+    return _remembered(paths.BUILD / "computed" / version(), function, args, kwargs)
+
+
+def remembered_experiment(function, *args, **kwargs):
+    """``function(*args, **kwargs)``, read from ``build/computed/`` where this version of the code it reaches stored
+    it before (:func:`code_version`)."""
+    folder = paths.BUILD / "computed" / f"{function.__module__}.{function.__qualname__}-{code_version(function)}"
+    return _remembered(folder, function, args, kwargs)
+
+
+def _remembered(folder, function, args: tuple, kwargs: dict):
     path = folder / _call_key(function, args, kwargs)
     if path.exists():
         try:
@@ -85,15 +117,25 @@ def remembered_call(function, *args, **kwargs):
     value = function(*args, **kwargs)
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
-        build.keep_newest(folder.parent, KEPT)
+        _keep_newest(folder, KEPT)
     staged = path.with_name(f"{path.name}.{os.getpid()}.partial")
     staged.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     staged.replace(path)  # whole or not at all, whichever page writes it first
     return value
 
 
+def _keep_newest(folder, count: int) -> None:
+    """Delete all but the ``count`` folders of ``folder``'s kind (a function's versions, or the library's) written or
+    used last."""
+    kind = folder.name.rpartition("-")[0]
+    kept = sorted((p for p in folder.parent.iterdir() if p.is_dir() and p.name.rpartition("-")[0] == kind),
+                  key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[count:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
 class Remembered:
-    """A library module whose functions a page calls through :func:`remembered_call`: ``computed =
+    """A library module whose functions a page calls through :func:`remembered_experiment`: ``computed =
     Remembered(teaching)``, then ``computed.break_demo(T=8)``. Anything else of the module (a class, a constant) is
     the module's own."""
 
@@ -103,5 +145,5 @@ class Remembered:
     def __getattr__(self, name: str):
         value = getattr(self._module, name)
         if callable(value) and not isinstance(value, type):
-            return functools.partial(remembered_call, value)
+            return functools.partial(remembered_experiment, value)
         return value

@@ -222,7 +222,16 @@ def _learnability(own: pd.DataFrame, cfg, corpus: str, known: int, budget: int) 
 @functools.cache
 def routing_blind(keys: int, values: int, rank: int, scale: float, context: int, docs: int,
                   val_docs: int) -> tuple[float, float]:
-    """(floor, zero-kernel teacher's cross-entropy) of the routing corpus of these parameters, generated again."""
+    """(floor, zero-kernel teacher's cross-entropy) of the routing corpus of these parameters, generated again once
+    per version of the code that generates it and read back by every page that reads the sweep (``publish.memo``: the
+    intro's, the teaching chapter's and the sweep's own, 15 s each at the paper's sizes)."""
+    from ...publish import memo
+
+    return memo.remembered_experiment(_regenerated_blind, keys, values, rank, scale, context, docs, val_docs)
+
+
+def _regenerated_blind(keys: int, values: int, rank: int, scale: float, context: int, docs: int,
+                       val_docs: int) -> tuple[float, float]:
     made = routing.routing_corpus(keys, values, rank, scale, context, docs, val_docs, seed=0)
     return made.floor, routing.routing_blind(made, values, context)
 
