@@ -251,11 +251,17 @@ def _on_load(layout, callback) -> None:
 
 
 def _log_plot(xlabel: str, ylabel: str, x_range, y_range=None, height: int = 230):
+    ranges = {"x_range": x_range, **({"y_range": y_range} if y_range else {})}  # else drawn to fit the data
+    return _plot(xlabel, ylabel, height, y_axis_type="log", **ranges)
+
+
+def _plot(xlabel: str, ylabel: str, height: int, **axes):
+    """A Bokeh figure as every explorable draws one: the column's width, no toolbar, the book's label sizes; ``axes``:
+    its axis types and ranges."""
     from bokeh.plotting import figure
 
-    ranges = {"x_range": x_range, **({"y_range": y_range} if y_range else {})}  # else drawn to fit the data
-    plot = figure(height=height, sizing_mode="stretch_width", y_axis_type="log", toolbar_location=None,
-                  x_axis_label=xlabel, y_axis_label=ylabel, **ranges)
+    plot = figure(height=height, sizing_mode="stretch_width", toolbar_location=None, x_axis_label=xlabel,
+                  y_axis_label=ylabel, **axes)
     for axis in (plot.xaxis, plot.yaxis):
         axis.axis_label_text_font_size = "14px"
         axis.axis_label_text_font_style = "normal"
@@ -594,7 +600,6 @@ def rank_from_losses(cases: dict[str, dict], margin: float, chosen: str | None =
         Slider,
         Span,
     )
-    from bokeh.plotting import figure
 
     if not cases:
         raise ValueError("no reading of the capacity sweep is complete: its students are not stored")
@@ -612,12 +617,8 @@ def rank_from_losses(cases: dict[str, dict], margin: float, chosen: str | None =
                "rule": ColumnDataSource({"r": [], "status": []}, name="losses-rule"),
                "read": ColumnDataSource({"reading": [], "r_hat": [], "exact": [], "budget": [], "delta": []},
                                              name="losses-read")}
-    plot = figure(height=200, sizing_mode="stretch_width", x_axis_type="log", toolbar_location=None,
-                  x_range=Range1d(1, 10), y_range=Range1d(-1, 1),  # set by the page's code when it draws
-                  x_axis_label="training tokens (millions)", y_axis_label="gap to full width (nats)")
-    for axis in (plot.xaxis, plot.yaxis):
-        axis.axis_label_text_font_size, axis.axis_label_text_font_style = "14px", "normal"
-        axis.major_label_text_font_size = "13px"
+    plot = _plot("training tokens (millions)", "gap to full width (nats)", 200, x_axis_type="log",
+                 x_range=Range1d(1, 10), y_range=Range1d(-1, 1))  # ranges set by the page's code when it draws
     plot.yaxis.ticker = FixedTicker(ticks=[math.asinh(v / LINEAR_WITHIN) for v in GAP_TICKS])
     plot.yaxis.formatter = CustomJSTickFormatter(
         args={"C": LINEAR_WITHIN}, code="const v = C * Math.sinh(tick); return Math.abs(v) < 1e-9 ? '0' : "

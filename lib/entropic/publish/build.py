@@ -101,9 +101,11 @@ def library_sources() -> tuple[tuple[Path, bytes], ...]:
     return sources
 
 
-def keep_newest(folder: Path, count: int) -> None:
-    """Delete all but the ``count`` folders in ``folder`` written or used last (their modification times)."""
-    kept = sorted((p for p in folder.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+def keep_newest(folder: Path, count: int, kind=lambda path: True) -> None:
+    """Delete all but the ``count`` folders in ``folder`` written or used last (their modification times), among
+    those of the ``kind`` (a test of a folder's path) given."""
+    kept = sorted((p for p in folder.iterdir() if p.is_dir() and kind(p)), key=lambda p: p.stat().st_mtime,
+                  reverse=True)
     for old in kept[count:]:
         shutil.rmtree(old, ignore_errors=True)
 

@@ -102,10 +102,10 @@ def sweep_state(profile: str, judged: tuple | None = None) -> dict:
     judged = judged or sweep_judged(profile)
     if judged is None:
         return {}
-    found, judged = judged
+    found, third = judged
     cfg = found.cfg
-    low = judged["outcomes"][judged["outcomes"]["key"] == "low_rank"]
-    shut = judged["gates"]
+    low = third["outcomes"][third["outcomes"]["key"] == "low_rank"]
+    shut = third["gates"]
     return {"sweep": {"decided": int(low["outcome"].isin(sweep.DECIDED).sum()),
                       "supported": int((low["outcome"] == "supported").sum()),
                       "contradicted": int((low["outcome"] == "contradicted").sum()),

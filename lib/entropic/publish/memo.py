@@ -22,7 +22,6 @@ import functools
 import hashlib
 import os
 import pickle
-import shutil
 import sys
 
 from .. import paths
@@ -117,21 +116,12 @@ def _remembered(folder, function, args: tuple, kwargs: dict):
     value = function(*args, **kwargs)
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
-        _keep_newest(folder, KEPT)
+        kind = folder.name.rpartition("-")[0]  # a function's versions, or (no name) the library's
+        build.keep_newest(folder.parent, KEPT, lambda p: p.name.rpartition("-")[0] == kind)
     staged = path.with_name(f"{path.name}.{os.getpid()}.partial")
     staged.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     staged.replace(path)  # whole or not at all, whichever page writes it first
     return value
-
-
-def _keep_newest(folder, count: int) -> None:
-    """Delete all but the ``count`` folders of ``folder``'s kind (a function's versions, or the library's) written or
-    used last."""
-    kind = folder.name.rpartition("-")[0]
-    kept = sorted((p for p in folder.parent.iterdir() if p.is_dir() and p.name.rpartition("-")[0] == kind),
-                  key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in kept[count:]:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 class Remembered:
