@@ -228,6 +228,26 @@ def test_a_handout_that_runs_past_one_page_is_refused(tmp_path):
         handout.write_handout(longer, VALUES, tmp_path / "handout.pdf", browser())
 
 
+def test_a_handout_printed_before_from_the_same_page_is_kept_and_a_damaged_copy_is_named(tmp_path, monkeypatch):
+    parts = lesson_text.lesson_parts(CHAPTER)
+    parts, values = {**parts, "title": parts["title"] + " (kept)"}, VALUES  # a handout of this test's own
+    first = handout.write_handout(parts, values, tmp_path / "first.pdf", browser()).read_bytes()
+    kept = handout._printed(handout.handout_html(parts, values, slides.mathjax_script()), browser())
+    assert kept.read_bytes() == first
+
+    def printed_again(*_):
+        raise AssertionError("printed again")
+
+    monkeypatch.setattr(handout, "_print", printed_again)
+    assert handout.write_handout(parts, values, tmp_path / "second.pdf", browser()).read_bytes() == first
+    with pytest.raises(AssertionError, match="printed again"):  # another page is printed
+        handout.write_handout({**parts, "title": parts["title"] + " again"}, values, tmp_path / "other.pdf", browser())
+    kept.write_bytes(first[:100])
+    with pytest.raises(ValueError, match=f"{kept.name} is not the one-page handout"):
+        handout.write_handout(parts, values, tmp_path / "third.pdf", browser())
+    kept.unlink()
+
+
 def test_the_links_point_from_the_page_to_the_materials_relative_to_the_build():
     made = {"slides": paths.BUILD / "lesson" / lesson.SLIDES, "handout": paths.BUILD / "lesson" / lesson.HANDOUT,
             "missing": None, "slide_count": 30}

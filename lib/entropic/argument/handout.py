@@ -8,10 +8,13 @@ width it prints at); one that would need less than ``LEAST_SCALE`` of its size i
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
+from .. import paths
 from .lesson_text import exercises, plain
 from .slides import marked_math, mathjax_script
 
@@ -117,13 +120,45 @@ def write_handout(parts: dict, values: dict, target: Path, browser: str) -> Path
     """Print the handout to the PDF ``target`` with the Chromium binary ``browser``; a handout longer than one
     page, or with a formula wider than its column at ``LEAST_SCALE`` of its size, raises ``ValueError``.
     Playwright's synchronous driver runs in a thread of its own (a notebook's kernel
-    runs an event loop, which that driver refuses to share)."""
+    runs an event loop, which that driver refuses to share). A handout printed before from the same page, by the same
+    Chromium and this module's code, is copied from ``build/computed/handouts/`` instead of printed again (the
+    teaching page renders again whenever the results it reads change; its handout seldom does)."""
     target.parent.mkdir(parents=True, exist_ok=True)
     html = handout_html(parts, values, mathjax_script())
+    printed = _printed(html, browser)
+    if printed.is_file():
+        shutil.copy2(printed, target)
+        try:
+            whole = pdf_pages(target) == 1
+        except Exception:  # pypdf's errors of a truncated or foreign file
+            whole = False
+        if not whole:
+            raise ValueError(f"{printed} is not the one-page handout it was stored as: delete it, and the handout is "
+                             "printed again")
+        return target
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
         outside = pool.submit(_print, html, target, browser).result()
     if outside:
         raise ValueError(f"the handout's formulas run past their column: {'; '.join(outside)}; shorten them")
     if (pages := pdf_pages(target)) != 1:
         raise ValueError(f"the handout runs to {pages} pages; it must fit one: shorten the goals, prompts or formulas")
+    printed.parent.mkdir(parents=True, exist_ok=True)
+    staged = printed.with_suffix(".partial")
+    shutil.copy2(target, staged)
+    staged.replace(printed)  # whole, or not there
+    for old in sorted(printed.parent.glob("*.pdf"), key=lambda p: p.stat().st_mtime, reverse=True)[KEPT:]:
+        old.unlink(missing_ok=True)
     return target
+
+
+KEPT = 8  # the handouts kept in build/computed/handouts/, the newest
+
+
+def _printed(html: str, browser: str) -> Path:
+    """Where the handout of ``html`` printed by ``browser`` is kept: named by a digest of the page, of the binary
+    (its path, size and time) and of this module's code (its layout checks)."""
+    binary = Path(browser).resolve().stat()
+    digest = hashlib.sha256(html.encode())
+    digest.update(f"{Path(browser).resolve()}:{binary.st_size}:{binary.st_mtime_ns}".encode())
+    digest.update(Path(__file__).read_bytes())
+    return paths.BUILD / "computed" / "handouts" / f"{digest.hexdigest()[:16]}.pdf"

@@ -320,13 +320,19 @@ def _kernel_manager():
     """jupyter_client's kernel manager, except that a kernel being shut down is not interrupted first. Its
     notebook has finished (papermill waited for every reply), and the interrupt could land while the kernel
     was still finishing its last reply, which it then logged as an error ("KeyboardInterrupt caught in
-    kernel"). A kernel that is not shutting down is interrupted as before."""
+    kernel"). A kernel that is not shutting down is interrupted as before. And the kernel starts warm: forked from a
+    process that has imported torch already (publish/kernels.py)."""
     from jupyter_client.manager import AsyncKernelManager
+
+    from . import kernels
 
     class PageKernel(AsyncKernelManager):
         async def _async_interrupt_kernel(self) -> None:
             if not getattr(self, "shutting_down", False):
                 await super()._async_interrupt_kernel()
+
+        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+            return kernels.warm_command(super().format_kernel_cmd(extra_arguments))
 
     return PageKernel
 
