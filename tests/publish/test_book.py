@@ -120,6 +120,51 @@ def test_a_page_starts_once_the_pages_it_reads_have_run_and_the_pages_waited_for
         book.execute_all([("ladder", "tiny", {}), ("teaching", "tiny", {})], workers=2, log=lambda *_: None)
 
 
+def test_at_the_committed_profile_a_page_reading_a_section_starts_at_once_and_the_intro_still_waits(monkeypatch):
+    """A section page of the paper profile computes nothing, so the teaching page and the ledger, which read the
+    ladder's stored results, run while the ladder's page does; the intro still waits for the ledger, whose stored
+    section rows it reads. At the tiny profile the ladder's page may compute them: its readers start after it."""
+    import threading
+    import time
+
+    reads = {"ladder": (), "teaching": ("ladder",), "ledger": ("ladder",), "intro": ("ladder", "ledger")}
+    events, lock, release = [], threading.Lock(), threading.Event()
+
+    def execute(name, profile, overrides, log=print):
+        with lock:
+            events.append(("start", name))
+        if name == "ladder":
+            assert release.wait(timeout=60), "the ladder was never released"
+        with lock:
+            events.append(("end", name))
+        return name
+
+    def ended() -> set[str]:
+        with lock:
+            return {name for kind, name in events if kind == "end"}
+
+    monkeypatch.setattr(book, "execute", execute)
+    monkeypatch.setattr(book, "reads_from", lambda name: reads[name])
+    for profile in ("paper", "tiny"):
+        events.clear()
+        release.clear()
+        pages = [(name, profile, {}) for name in ("ladder", "teaching", "ledger", "intro")]
+        worker = threading.Thread(target=book.execute_all, args=(pages,), kwargs={"workers": 3, "log": lambda *_: 0})
+        worker.start()
+        if profile == "paper":  # the three readers end while the ladder's page still runs
+            deadline = time.monotonic() + 60
+            while ended() != {"teaching", "ledger", "intro"} and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert ended() == {"teaching", "ledger", "intro"}, events
+        release.set()
+        worker.join(timeout=60)
+        assert not worker.is_alive() and ended() == set(reads)
+        assert events.index(("end", "ledger")) < events.index(("start", "intro")), (profile, events)
+        if profile == "tiny":
+            assert all(events.index(("end", "ladder")) < events.index(("start", name))
+                       for name in ("teaching", "ledger", "intro")), events
+
+
 def test_pages_rendered_side_by_side_share_the_cores_unless_the_caller_set_the_threads(monkeypatch):
     import os
 

@@ -19,7 +19,7 @@ STATE = """import os, sys
 before = sorted(m for m in ("entropic", "matplotlib.pyplot", "seaborn") if m in sys.modules)
 import torch
 import matplotlib.pyplot as plt
-print(os.getcwd(), os.environ.get("ENTROPIC_KERNEL_MARK"), torch.get_num_threads(), before,
+print(os.getcwd(), os.environ.get("KERNEL_TEST_MARK"), torch.get_num_threads(), before,
       [p for p in sys.path if "site-packages" not in p], plt.get_backend(), sep="\\n")
 plt.plot([1, 2]);
 """
@@ -78,7 +78,7 @@ def _gone(pid: int, within: float = 10) -> bool:
 def test_a_forked_kernel_sees_what_a_new_kernel_sees(tmp_path, monkeypatch):
     from jupyter_client.manager import AsyncKernelManager
 
-    monkeypatch.setenv("ENTROPIC_KERNEL_MARK", "set-before-the-kernel")
+    monkeypatch.setenv("KERNEL_TEST_MARK", "set-before-the-kernel")
     warm, (warm_pid, warm_parent) = asyncio.run(_run(build._kernel_manager(), STATE, tmp_path))
     cold, (cold_pid, cold_parent) = asyncio.run(_run(AsyncKernelManager, STATE, tmp_path))
     assert warm == cold, (warm, cold)

@@ -360,8 +360,11 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
     ledger and the intro every section's, the teaching page two, a section its module's ``READS``), or declares it
     renders after another page (the intro, after the ledger: :func:`reads_from`), starts once those pages, which may
     compute what it reads, have run, and the pages that let a page start soonest go first, so the teaching page (the
-    longest) runs beside the other sections instead of after them. Errors are raised after every page has run, the
-    first one first, so one failing page does not stop the others."""
+    longest) runs beside the other sections instead of after them. A section page of a committed profile (the
+    paper's, with no parameters of one's own) computes nothing (:func:`shown_profile` shows a smaller profile only
+    complete), so a page that reads its stored results does not wait for it: ``make book`` starts the teaching page at
+    once. Errors are raised after every page has run, the first one first, so one failing page does not stop the
+    others."""
     import concurrent.futures
     import threading
 
@@ -373,7 +376,12 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
 
     names = [name for name, _, _ in pages]
     read = [reads_from(name) for name in names]
-    waits = {i: {j for j, other in enumerate(names) if j != i and other in read[i]} for i in range(len(pages))}
+    # Whether a page that reads it waits for it: a page that writes what its reader reads (the ledger's section rows),
+    # or a section page that may compute results (any but a committed profile's).
+    awaited = [not is_section(name) or runner.label_of(profile, overrides) not in runner.COMMITTED
+               for name, profile, overrides in pages]
+    waits = {i: {j for j, other in enumerate(names) if j != i and other in read[i] and awaited[j]}
+             for i in range(len(pages))}
 
     def first(i: int) -> tuple[int, int]:
         """Among the pages ready, the one nearest to letting a waiting page start: a page waiting for k pages, and
