@@ -212,12 +212,14 @@ def _kernel(request: dict, inherited: list[socket.socket]) -> None:
 
         traceback.print_exc()
     finally:
-        import atexit
+        try:
+            import atexit
 
-        atexit._run_exitfuncs()  # what the kernel registered (its connection file removed), not the zygote's exit
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+            atexit._run_exitfuncs()  # what a process's exit runs (the kernel's connection file removed)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:  # whatever the kernel's streams do once it has stopped, never back into the zygote's loop
+            os._exit(code)
 
 
 # --- the launcher --------------------------------------------------------------------------------------------------
