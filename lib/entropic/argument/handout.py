@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
+import os
 import re
 import shutil
 import tempfile
@@ -143,7 +144,7 @@ def write_handout(parts: dict, values: dict, target: Path, browser: str) -> Path
     if (pages := pdf_pages(target)) != 1:
         raise ValueError(f"the handout runs to {pages} pages; it must fit one: shorten the goals, prompts or formulas")
     printed.parent.mkdir(parents=True, exist_ok=True)
-    staged = printed.with_suffix(".partial")
+    staged = printed.with_name(f"{printed.name}.{os.getpid()}.partial")  # two processes may print the same handout
     shutil.copy2(target, staged)
     staged.replace(printed)  # whole, or not there
     for old in sorted(printed.parent.glob("*.pdf"), key=lambda p: p.stat().st_mtime, reverse=True)[KEPT:]:
@@ -157,8 +158,8 @@ KEPT = 8  # the handouts kept in build/computed/handouts/, the newest
 def _printed(html: str, browser: str) -> Path:
     """Where the handout of ``html`` printed by ``browser`` is kept: named by a digest of the page, of the binary
     (its path, size and time) and of this module's code (its layout checks)."""
-    binary = Path(browser).resolve().stat()
+    binary = Path(browser).resolve()
     digest = hashlib.sha256(html.encode())
-    digest.update(f"{Path(browser).resolve()}:{binary.st_size}:{binary.st_mtime_ns}".encode())
+    digest.update(f"{binary}:{binary.stat().st_size}:{binary.stat().st_mtime_ns}".encode())
     digest.update(Path(__file__).read_bytes())
     return paths.BUILD / "computed" / "handouts" / f"{digest.hexdigest()[:16]}.pdf"
