@@ -65,10 +65,12 @@ def pytest_collection_modifyitems(items):
 # The order make test's two processes take the work in (pytest-xdist hands out groups and tests in the order collected,
 # as pytest_configure asks, not the largest group first). The group whose first command builds the tiny book and then
 # the sandbox's paper book (two minutes) goes first, to one process. The other runs meanwhile the slow work that needs
-# neither (the wheel, the cluster) and then the tiny HTML book's tests, which need the tiny book only; then the groups
-# that need the sandbox, the longest first; then every other test, in the order collected, shared out at the end.
-FIRST = ("documented commands 1", "tests/test_wheel.py", "cluster", "html", "damaged sandbox", "documented commands 0",
-         "readme book")  # group names, or the file of tests in no group
+# neither (the wheel, the cluster) and then the tiny HTML book's tests, which need the tiny book only, and the longest
+# tests in no group (a copy with no sibling folder, the paper book read in a browser), so that none of them is left to
+# run alone at the end; then the groups that need the sandbox, the longest first; then every other test, in the order
+# collected, shared out at the end.
+FIRST = ("documented commands 1", "tests/test_wheel.py", "cluster", "html", "tests/test_lone_clone.py",
+         "tests/test_paper_book.py", "damaged sandbox", "documented commands 0", "readme book")  # groups, or files
 
 
 def _turn(item) -> int:

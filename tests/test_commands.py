@@ -62,14 +62,26 @@ def sandbox(tmp_path_factory, sandbox_template):
     return copy(sandbox_template, tmp_path_factory.mktemp("project"))
 
 
-# The documented commands run in two groups (alternate commands) and the three tests that damage and mend a copy
-# in a third, so that ``make test``'s two processes can share them out evenly; each process works in a sandbox
-# of its own (a copy of the template), and the documented commands never damage theirs. make book and make pdf run
-# once for every test that reads the book they build (conftest.readme_book), in the group of those tests.
+def command_groups(commands: list[str]) -> list[int]:
+    """The group (0 or 1) each command runs in: the commands of one section (``S=<section>``, ``run <section>``) run
+    in one group, in the order printed, so that those printed with the same parameters compute them once; the
+    sections, and the commands of none, alternate between the two groups in order of first appearance."""
+    keys = [next(iter(re.findall(r"\bS=(\w+)|entropic run (\w+)", command)), (command,)) for command in commands]
+    keys = ["".join(key) for key in keys]
+    first = list(dict.fromkeys(keys))
+    return [first.index(key) % 2 for key in keys]
+
+
+# The documented commands run in two groups (command_groups) and the three tests that damage and mend a copy in a
+# third, so that ``make test``'s two processes can share them out evenly; each process works in a sandbox of its own
+# (a copy of the template), and the documented commands never damage theirs. make book and make pdf run once for
+# every test that reads the book they build (conftest.readme_book), in the group of those tests.
 @pytest.mark.parametrize("document, command", [
     pytest.param(document, command, marks=pytest.mark.xdist_group("readme book" if command in BOOK_COMMANDS
-                                                                  else f"documented commands {i % 2}"))
-    for i, (document, command) in enumerate(documented_commands())])
+                                                                  else f"documented commands {group}"))
+    for (document, command), group in zip(documented_commands(),
+                                          command_groups([command for _, command in documented_commands()]),
+                                          strict=True)])
 def test_a_documented_command_works_as_printed(request, tmp_path, document, command):
     if command in BOOK_COMMANDS:
         built = request.getfixturevalue("readme_book")

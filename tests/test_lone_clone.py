@@ -26,7 +26,8 @@ print(json.dumps(real_corpora.facts(results, real_corpora.specification(results)
 """
 MACHINE = ("missing", "here_text")  # what the page says about the machine it is built on, apart from the numbers
 # Tests that read a pinned corpus (english) beside tests that need none: in the copy the first are skipped.
-SUBSET = ["tests/engine/corpus", "tests/test_sentences.py",
+SUBSET = [*(f"tests/engine/corpus/test_{name}.py" for name in ("corpora", "corpus_provenance", "corpus_sources",
+                                                                "preflight")),
           "tests/sections/test_real_corpora.py::test_a_missing_corpus_is_reported_with_where_to_put_it"]
 
 

@@ -30,6 +30,7 @@ def test_a_missing_entry_is_none_and_jobs_differ_by_their_parameters(tmp_path):
 def test_a_damaged_entry_is_detected_never_used(tmp_path, damage):
     shelf = Store("quick", "toy", root=tmp_path)
     path = shelf.save(JOB, "abc", {"sweep": [{"r": 1, "loss": 0.5}]}, {})
+    assert shelf.load(JOB).tables["sweep"][0]["loss"] == 0.5  # read, and its checksum verified, before the damage
     path.write_text(damage(path.read_text()))
     with pytest.raises(store.CorruptEntry, match=path.name):
         shelf.load(JOB)
