@@ -6,10 +6,10 @@ The commands run in a copy of the project whose profiles are all replaced by the
 per test run with its paper book rendered), so they finish in seconds. ``make book`` and ``make pdf``, which build the
 book a reader opens, run once per test run for these tests and the PDF's (conftest.readme_book: in a copy of the
 sandbox, or the paper book that make check built in this checkout); a command that shows the book at another profile
-(``make book PROFILE=quick``) runs in a copy of its own, so that the other commands find their pages current.
-``make test`` (this suite), ``make bench`` (minutes of timing) and ``make corpora`` (a download from the corpora's
-public sources, which no test may need; tests/engine/corpus/test_corpus_command.py runs it against a mirror served
-on this machine) are the three commands not run here.
+(``make book PROFILE=quick``, every page rendered again) runs as ``make --dry-run`` (shows_another_profile says what
+tests the rest). ``make test`` (this suite), ``make bench`` (minutes of timing) and ``make corpora`` (a download from
+the corpora's public sources, which no test may need; tests/engine/corpus/test_corpus_command.py runs it against a
+mirror served on this machine) are the three commands not run here.
 """
 
 import json
@@ -50,8 +50,11 @@ def test_the_documents_show_commands_and_each_is_collected():
 
 
 def shows_another_profile(command: str) -> bool:
-    """Whether a command renders the book's pages at a profile other than the book's own (paper), which would leave
-    every page to render again for the next command that builds the book."""
+    """Whether a command renders the book's pages at a profile other than the book's own (paper): every page again,
+    a minute of the suite's two (``make book PROFILE=quick``). Such a command runs as ``make --dry-run``, which
+    checks that make takes it and passes the profile on to ``entropic book``; that ``entropic book`` renders every
+    page at a profile with no committed results is what the tiny book does (conftest.tiny_book: every page, at the
+    ``tiny`` profile, read by the tests of the sections and of the HTML book) and tests/publish/test_book.py."""
     return "PROFILE=" in command or "--book-profile" in command
 
 
@@ -94,10 +97,14 @@ def test_a_documented_command_works_as_printed(request, tmp_path, document, comm
         status, said = built.ran.get(command, (None, "not run: a command before it failed"))
         assert status == 0, f"{document}: {command}\n{said}"
         return
-    if shows_another_profile(command):
-        root, env = copy(request.getfixturevalue("sandbox_template"), tmp_path / "project")
-    else:
-        root, env = request.getfixturevalue("sandbox")
+    root, env = request.getfixturevalue("sandbox")
+    if shows_another_profile(command):  # its make line (shows_another_profile)
+        assert command.startswith("make "), f"{document}: {command} shows another profile, and is no make command"
+        profile = re.search(r"PROFILE=(\w+)", command)[1]
+        done = run(f"make --dry-run {command.removeprefix('make ')}", root, env)
+        assert done.returncode == 0, f"{document}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+        assert f"-m entropic book --profile {profile}" in done.stdout, done.stdout[-2000:]
+        return
     done = run(command, root, env)
     assert done.returncode == 0, f"{document}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
 
@@ -142,15 +149,17 @@ def printed_commands(pages: Path) -> list[str]:
 
 @pytest.mark.xdist_group("damaged sandbox")
 def test_the_paper_book_warns_instead_of_breaking_and_its_freshness_follows_the_code(sandbox):
-    """One paper entry missing (ladder), one corrupt (attention_native), and an engine edit that stales
+    """One paper entry missing (predictability), one corrupt (ablation), and an engine edit that stales
     the surrogate's data-only jobs: the book's pages render (exit 0) and each says what is wrong in a warning
     admonition, never in a log line; reverting the edit clears the surrogate's warning; and each command
     the pages print runs as printed from a fresh shell and mends what its page says. (The pages only: that MyST
-    turns a page's admonition into the book's HTML is Sphinx's part, built and read by the tests of the book.)"""
+    turns a page's admonition into the book's HTML is Sphinx's part, built and read by the tests of the book.) The
+    two damaged sections are among those no page but the ledger and the intro reads, so that mending each renders
+    three pages again, not the teaching page too."""
     root, env = sandbox
     store_root = root / "results" / "paper"
-    next(iter(sorted((store_root / "ladder").glob("*.json")))).unlink()
-    damaged = next(iter(sorted((store_root / "attention_native").glob("*.json"))))
+    next(iter(sorted((store_root / "predictability").glob("*.json")))).unlink()
+    damaged = next(iter(sorted((store_root / "ablation").glob("*.json"))))
     damaged.write_text(damaged.read_text()[:200])
     estimators = root / "lib" / "entropic" / "engine" / "synthetic" / "estimators.py"
     original = estimators.read_text()
@@ -161,24 +170,24 @@ def test_the_paper_book_warns_instead_of_breaking_and_its_freshness_follows_the_
     try:
         done = run("make book", root, env)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-        for name, words in (("ladder", "Partial results"), ("attention_native", "Unreadable results"),
+        for name, words in (("predictability", "Partial results"), ("ablation", "Unreadable results"),
                             ("surrogate", "Stale results")):
             assert f"```{{warning}}\n**{words}:**" in _shown_markdown(executed / f"{name}.ipynb"), name
         assert "Stale results" not in _shown_markdown(executed / "ladder.ipynb")  # the edit reaches the surrogate only
-        unreadable = _shown_markdown(executed / "attention_native.ipynb")
+        unreadable = _shown_markdown(executed / "ablation.ipynb")
         assert "not computed yet" not in unreadable and "--force" not in unreadable  # corrupt, and the plain command
     finally:
         estimators.write_text(original)
     assert not [p.name for p in executed.glob("*.ipynb") if "[entropic]" in p.read_text()]  # no log line on a page
     printed = printed_commands(executed)
-    assert any("run ladder" in c for c in printed) and any("run attention_native" in c for c in printed)
+    assert any("run predictability" in c for c in printed) and any("run ablation" in c for c in printed)
     custom = runner.resume_command("surrogate", "quick", {"r_star": 2, "seeds": [0]})  # an interrupt's, with a list
     for command in [*printed, custom]:
         ran = subprocess.run(command, shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=900)
         assert ran.returncode == 0, f"{command}\n{ran.stdout[-2000:]}\n{ran.stderr[-2000:]}"
     done = subprocess.run("make book", shell=True, cwd=root, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
-    for name in ("surrogate", "ladder", "attention_native"):
+    for name in ("surrogate", "predictability", "ablation"):
         text = (executed / f"{name}.ipynb").read_text()
         assert "Stale results" not in text and "Partial results" not in text and "Unreadable" not in text, name
 
