@@ -2,8 +2,8 @@
 #   make book   render every page from the committed paper-profile results and build the HTML book
 #               (make book PROFILE=quick recomputes the whole book at small size on a CPU, in minutes)
 #   make test   run the test suite
-# and one checks the paper book and its PDF as a reader meets them: make check (CI builds them once, then runs make
-#   test with ENTROPIC_PAPER_BOOK=1, which runs the same checks on that build and reads it instead of building its own);
+# and one checks the paper book and its PDF as a reader meets them: make check (make book, then its tests with
+#   ENTROPIC_PAPER_BOOK=1, which print the PDF with make pdf as printed; CI runs make book, then make test so);
 # and one prints the book: make pdf (_build/pdf/entropic-bound.pdf, through Debian's chromium);
 # and one writes the teaching chapter's lesson: make slides (build/lesson/: reveal.js slides, a one-page handout).
 # The environment holds the package with its extras: [book] (papermill, Jupyter Book, Playwright),
@@ -63,9 +63,8 @@ slides: $(STAMP)  ## the lesson of the teaching page, rendered at PROFILE: slide
 test: $(STAMP) $(CFF_STAMP)  ## two processes (tests sharing a built book or a cluster stay together); the 25 slowest last
 	$(PY) -m pytest -n 2 --dist loadgroup --durations=25
 
-check: $(STAMP)  ## the paper book and its PDF as a reader meets them: heights, one verdict per claim, the preprint
+check: $(STAMP)  ## the paper book and its PDF (make pdf, run by the tests) as a reader meets them: heights, verdicts
 	$(MAKE) book
-	$(MAKE) pdf
 	ENTROPIC_PAPER_BOOK=1 $(PY) -m pytest -q tests/test_paper_book.py
 
 corpora: $(STAMP)  ## App. B's six corpora from their public sources, checked against their pins (MIRROR=URL: a mirror)

@@ -101,11 +101,13 @@ BOOK_COMMANDS = ("make book", "make pdf")
 
 @dataclass(frozen=True)
 class Book:
-    """A book built by ``make book`` and ``make pdf`` as printed: its root, and the exit status and last lines of
-    each command (None where they ran before this test run: the paper book of ``make check``)."""
+    """A book built by ``make book`` and ``make pdf`` as printed: its root, the exit status and last lines of each
+    command this test run ran (a command missing from them did not run: one before it failed), and the commands that
+    ran in this checkout before the test run (``before``: ``make book``, under ENTROPIC_PAPER_BOOK)."""
 
     root: Path
-    ran: dict[str, tuple[int, str]] | None
+    ran: dict[str, tuple[int, str]]
+    before: tuple[str, ...] = ()
 
     @property
     def html(self) -> Path:
@@ -122,21 +124,38 @@ class Book:
         return self.root / "_build" / "pdf" / site.PDF_NAME
 
 
-def build_book(template_root: Path, folder: Path) -> None:
-    """In a copy of the template (``folder/project``), ``make book`` (its HTML too) and then ``make pdf``, as printed
-    from a fresh shell; each command's exit status and last lines go to ``folder/ran.json`` (a command that fails
-    leaves the next unrun, and the tests that read the book say so)."""
-    root, env = copy(template_root, folder / "project")
+def run_in_turn(commands: tuple[str, ...], root: Path, env: dict[str, str], folder: Path) -> None:
+    """``commands`` as printed, in turn, in ``root`` from the fresh shell ``env``; each one's exit status and last
+    lines go to ``folder/ran.json`` (a command that fails leaves the next unrun, and the tests that read the book say
+    so)."""
     ran = {}
-    for command in BOOK_COMMANDS:
-        done = run(command, root, {**env, "ENTROPIC_NO_HTML": ""})
+    for command in commands:
+        done = run(command, root, env)
         ran[command] = (done.returncode, f"{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
         if done.returncode:
             break
     (folder / "ran.json").write_text(json.dumps(ran))
 
 
+def ran_in(folder: Path) -> dict[str, tuple[int, str]]:
+    """What :func:`run_in_turn` left in ``folder``."""
+    return {command: tuple(status) for command, status in json.loads((folder / "ran.json").read_text()).items()}
+
+
+def build_book(template_root: Path, folder: Path) -> None:
+    """In a copy of the template (``folder/project``), ``make book`` (its HTML too) and then ``make pdf``, as printed
+    from a fresh shell (:func:`run_in_turn`)."""
+    root, env = copy(template_root, folder / "project")
+    run_in_turn(BOOK_COMMANDS, root, {**env, "ENTROPIC_NO_HTML": ""}, folder)
+
+
 def built_book(folder: Path) -> Book:
     """The book :func:`build_book` left in ``folder``."""
-    return Book(folder / "project", {command: tuple(status) for command, status in
-                                     json.loads((folder / "ran.json").read_text()).items()})
+    return Book(folder / "project", ran_in(folder))
+
+
+def print_paper_book(folder: Path) -> None:
+    """``make pdf`` as printed from a fresh shell in this checkout, where ``make book`` has built the paper book
+    (ENTROPIC_PAPER_BOOK): its pages current, it prints them (:func:`run_in_turn`)."""
+    env = {k: v for k, v in fresh_shell().items() if k not in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD")}
+    run_in_turn(("make pdf",), paths.ROOT, env, folder)

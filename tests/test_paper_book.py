@@ -1,5 +1,6 @@
-"""The paper book and its PDF as a reader meets them, built from the committed results (``make check``, which
-``.ci/run`` runs after ``make test``): every page at most ``reader.TALLEST`` px tall at 1280 px with its folds
+"""The paper book and its PDF as a reader meets them, built from the committed results (``make check``; ``.ci/run``
+runs them in ``make test``, ENTROPIC_PAPER_BOOK set), the PDF printed by ``make pdf`` as printed (conftest.readme_book):
+every page at most ``reader.TALLEST`` px tall at 1280 px with its folds
 closed, no code name in its prose, one verdict per claim across pages; the PDF a preprint (a title page with the
 abstract, a contents page with page numbers, no page that holds only a caption, the main text before the
 appendices at most ``MAIN_PAGES`` pages; no web control, the abstract once, no page under ``printed.LEAST``
@@ -172,15 +173,17 @@ def test_the_sentence_check_fails_on_each_contradiction_reintroduced_into_a_real
     assert any(found in p for p in problems), problems
 
 
-# The PDF's tests run in the process that runs the tests of the PDF make pdf printed (tests/publish/test_pdf.py), which
-# under ENTROPIC_PAPER_BOOK is this one: that process reads its text once (printed.page_texts).
+# The PDF's tests run in the process that prints the PDF (conftest.readme_book, under ENTROPIC_PAPER_BOOK: make pdf in
+# this checkout) and runs the tests of it (tests/publish/test_pdf.py): that process reads its text once
+# (printed.page_texts).
 SAME_PDF = pytest.mark.xdist_group("readme book")
 
 
 @pytest.fixture(scope="module")
-def printed() -> list[str]:
-    if not PDF.is_file():
-        pytest.fail(f"no PDF at {PDF}: run make pdf first (make check does)")
+def printed(readme_book) -> list[str]:
+    """The pages' text of the PDF ``make pdf`` printed of the paper book (conftest.readme_book)."""
+    status, said = readme_book.ran.get("make pdf", (None, "make pdf did not run"))
+    assert status == 0 and readme_book.pdf == PDF, said
     return printed_book.page_texts(PDF)
 
 

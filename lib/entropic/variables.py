@@ -52,8 +52,8 @@ VARIABLES = (
              COMPUTING),
     Variable("ENTROPIC_BUILD_LOG", "a file to which each page rendered, book built and PDF printed adds a line (the "
              "tests count them)", ("book", "run")),
-    Variable("ENTROPIC_PAPER_BOOK", "non-empty: make book and make pdf have built the paper book in _build/: its tests "
-             "run, and the tests of make book, make pdf and the PDF read it (make check and .ci/run set it)", ()),
+    Variable("ENTROPIC_PAPER_BOOK", "non-empty: make book has built the paper book in _build/: its tests run, the "
+             "tests of make book read it, and make pdf prints it for the PDF's (make check and .ci/run set it)", ()),
     Variable("ENTROPIC_SKIP_BROWSER", "non-empty: the tests that open a browser are skipped (without it, a missing "
              "chromium fails them)", ()),
     Variable("ENTROPIC_NETWORK_TESTS", "non-empty: the test that downloads a corpus from Debian's archive runs", ()),

@@ -1,5 +1,5 @@
 """The whole book as one PDF (publish/pdf.py), as the README's `make pdf` prints it (conftest.readme_book: in the
-tests' sandbox, every profile tiny, or the paper book that make check built): every chapter on a page of its own,
+tests' sandbox, every profile tiny, or of the paper book that make check built): every chapter on a page of its own,
 every table and figure number of the HTML book (`make book`'s) in its text, math typeset; a document, not a web page
 (``printed``): no web control, the abstract once, no nearly empty page, no heading at a page's foot, and an appendix of
 the folds' proofs, tables and figures that is at most half of it."""
@@ -20,9 +20,8 @@ NUMBER = re.compile(r"(?:Table|Figure) R\d+\.\d+")
 @pytest.fixture(scope="session")
 def printed_book(readme_book):
     """The PDF ``make pdf`` printed and its text, page by page (``printed.page_texts``)."""
-    if readme_book.ran is not None:
-        status, said = readme_book.ran.get("make pdf", (None, "make pdf did not run: make book failed"))
-        assert status == 0, said
+    status, said = readme_book.ran.get("make pdf", (None, "make pdf did not run: make book failed"))
+    assert status == 0, said
     return readme_book.pdf, printed.page_texts(readme_book.pdf)
 
 

@@ -383,13 +383,16 @@ def execute_all(pages: list[tuple[str, str, dict]], workers: int | None = None, 
     waits = {i: {j for j, other in enumerate(names) if j != i and other in read[i] and awaited[j]}
              for i in range(len(pages))}
 
-    def first(i: int) -> tuple[int, int]:
+    def first(i: int) -> tuple[int, bool, int]:
         """Among the pages ready, the one nearest to letting a waiting page start: a page waiting for k pages, and
         each page it waits for, rank k (the teaching page and its two sections before the sections only the
-        ledger waits for); a page nobody waits for and that waits for none, last; then the order of the list."""
+        ledger waits for); a page nobody waits for and that waits for none, last; then a page that reads other
+        pages' results before one that reads none (it draws on several sections: the teaching page, the longest,
+        starts at once at a committed profile, not after the short pages listed before it); then the order of the
+        list."""
         near = [len(waits[i])] if waits[i] else []
         near += [len(waits[w]) for w in waits if i in waits[w]]
-        return min(near, default=len(pages) + 1), i
+        return min(near, default=len(pages) + 1), not read[i], i
 
     workers = workers or int(os.environ.get("ENTROPIC_PAGE_WORKERS", 0)) or os.cpu_count() or 1
     futures: dict[int, concurrent.futures.Future] = {}  # page index -> future
