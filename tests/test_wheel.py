@@ -1,6 +1,6 @@
-"""A page as Binder or Colab runs it: the wheel built from this clone, installed (a regular install of the
-core, no extras) into a fresh virtual environment, and a section's downloadable notebook executed at the
-tiny profile from a folder outside the clone, with the kernel of that environment."""
+"""A page as Colab runs it: the wheel built from this clone, installed (a regular install of the core, no extras)
+into a fresh virtual environment that holds torch already, as Colab's does, and a section's downloadable notebook
+executed at the tiny profile from a folder outside the clone, with the kernel of that environment."""
 
 import json
 import os
@@ -8,9 +8,11 @@ import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
+import torch
 
 from entropic import paths
 from entropic.publish import build as book
@@ -45,6 +47,13 @@ def test_a_section_page_runs_from_a_regular_install_outside_the_clone(tmp_path):
     fresh = tmp_path / "fresh"
     _run([sys.executable, "-m", "venv", str(fresh)])
     python = fresh / "bin" / "python"
+    # Its torch: this environment's (the lock's version), linked in rather than unpacked again (hundreds of MB); what
+    # torch requires and the rest of the core, the wheel's install brings.
+    here = Path(torch.__file__).parent.parent
+    there = Path(_run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+    record = next(here.glob("torch-*.dist-info")) / "RECORD"
+    for name in {line.split("/")[0] for line in record.read_text().splitlines()} - {".."}:
+        (there / name).symlink_to(here / name)
     # The core from the wheel, with the lock's versions, and what Jupyter brings (a kernel, a notebook runner); not
     # compiled to bytecode file by file (the notebook's one kernel compiles only what it imports).
     _run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile", "-c",
@@ -52,6 +61,7 @@ def test_a_section_page_runs_from_a_regular_install_outside_the_clone(tmp_path):
     absent = _run([str(python), "-c", "import importlib.util as u; print([m for m in ('jupyter_book', 'papermill', "
                    "'jupytext', 'dask', 'myst_nb') if u.find_spec(m)])"]).stdout.strip()
     assert absent == "[]", f"the core install pulled the book or Dask: {absent}"
+    assert (there / "torch").is_symlink()  # the install kept the torch it found
 
     outside = tmp_path / "reader"  # the folder a launched notebook runs in, far from the clone
     outside.mkdir()
