@@ -80,3 +80,29 @@ def test_an_entrys_seconds_count_every_part_of_a_resumed_training_loop():
                         {"seconds": 40.0})
     assert entry.seconds == 120.0  # resumed: the last part took 40 s, the loop 120 s over every part
     assert store.Entry("b", {}, "k", {"models": [{"loss": 1.0}]}, {"seconds": 40.0}).seconds == 40.0
+
+
+def test_an_entry_verified_by_an_earlier_process_is_not_checked_again_and_a_damaged_one_still_is(tmp_path,
+                                                                                                  monkeypatch):
+    import hashlib
+
+    from entropic import paths
+
+    monkeypatch.setattr(paths, "BUILD", tmp_path / "build")
+    monkeypatch.setattr(store, "_VERIFIED", set())
+    monkeypatch.setattr(store, "_READ", set())
+    shelf = Store("quick", "toy", root=tmp_path)
+    path = shelf.save(JOB, "abc", {"sweep": [{"r": 1, "loss": 0.5}]}, {})
+    assert shelf.load(JOB).key == "abc"  # verified, and recorded for the processes after this one
+    recorded = (tmp_path / "build" / "computed" / store.VERIFIED).read_text().split()
+    assert recorded == [hashlib.sha256(path.read_bytes()).hexdigest()]
+    monkeypatch.setattr(store, "_VERIFIED", set())  # a process after it: nothing verified in its memory
+    monkeypatch.setattr(store, "_READ", set())
+    checked = []
+    real = store._checksum
+    monkeypatch.setattr(store, "_checksum", lambda payload: checked.append(payload) or real(payload))
+    assert shelf.load(JOB).tables == {"sweep": [{"r": 1, "loss": 0.5}]} and not checked
+    path.write_text(path.read_text().replace('"loss": 0.5', '"loss": 0.7'))  # edited by hand: other bytes
+    with pytest.raises(store.CorruptEntry, match=path.name):
+        shelf.load(JOB)
+    assert checked

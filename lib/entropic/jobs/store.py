@@ -98,10 +98,50 @@ def _checksum(payload: dict) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-# The contents (their SHA-256) of the entries whose checksum this process has verified: a build asks whether every
-# entry is current once per page that reads it (the ledger's and the intro's read every section's), and re-serializing
-# an entry to check its checksum cost several times more than reading it. The same bytes pass the same check.
+# The contents (their SHA-256) of the entries whose checksum has been verified: by this process, and by the processes
+# that read entries with this build folder before (VERIFIED, a digest a line, appended to). A book asks whether every
+# entry is current once per page that reads it, each page in a kernel of its own (the ledger's and the intro's read
+# every section's: 47 MB at the paper profile), and re-serializing an entry to check its checksum cost several times
+# more than reading it. The same bytes pass the same check; a damaged entry has other bytes, and is checked.
+VERIFIED = "verified-entries.txt"  # under build/computed/
 _VERIFIED: set[bytes] = set()
+_READ: set[Path] = set()  # the files of verified digests this process has read
+_KEPT_DIGESTS = 100_000  # a longer file is started again
+
+
+def _verified_file() -> Path:
+    return paths.BUILD / "computed" / VERIFIED
+
+
+def _was_verified(digest: bytes) -> bool:
+    """Whether an entry of these bytes passed its checksum, here or in a process before (its file read once)."""
+    file = _verified_file()
+    if digest not in _VERIFIED and file not in _READ:
+        _READ.add(file)
+        try:
+            lines = file.read_text().split()
+            if len(lines) > _KEPT_DIGESTS:
+                file.unlink()
+            _VERIFIED.update(bytes.fromhex(line) for line in lines if len(line) == 64)
+        except (OSError, UnicodeDecodeError, ValueError):  # none yet, or unreadable: the entries are checked
+            pass
+    return digest in _VERIFIED
+
+
+def _verified(digest: bytes) -> None:
+    """Record that an entry of these bytes passed its checksum: a line appended (one write, whole, beside other
+    processes'), or only in this process where the build folder cannot be written."""
+    _VERIFIED.add(digest)
+    file = _verified_file()
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(file, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            os.write(descriptor, f"{digest.hex()}\n".encode())
+        finally:
+            os.close(descriptor)
+    except OSError:
+        pass
 
 
 class Store:
@@ -139,12 +179,13 @@ class Store:
             digest = hashlib.sha256(raw).digest()
             data = json.loads(raw.decode())
             payload = {k: data[k] for k in ("format", "job", "params", "key", "tables", "provenance")}
-            verified = digest in _VERIFIED or data["checksum"] == _checksum(payload)
+            known = _was_verified(digest)
+            verified = known or data["checksum"] == _checksum(payload)
             ok = verified and data["params"] == job.params
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as error:
             raise CorruptEntry(f"{path} is unreadable ({type(error).__name__}: {error})") from error
-        if verified:
-            _VERIFIED.add(digest)
+        if verified and not known:
+            _verified(digest)
         if not ok:
             raise CorruptEntry(f"{path} fails its checksum or does not match its job")
         return Entry(data["job"], data["params"], data["key"], data["tables"], data["provenance"])
