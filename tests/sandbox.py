@@ -36,11 +36,14 @@ def environment(root: Path) -> dict[str, str]:
     """The fresh shell the commands run from in the copy at ``root``: its own code, results and pages, the shared
     corpora, and no HTML build (a command that needs one clears ENTROPIC_NO_HTML)."""
     # PYTHONPATH makes the copy's code the one that runs (this virtual environment's install points at the clone).
-    env = {**fresh_shell(), "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
-           "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora")}
-    for name in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD"):
-        env.pop(name, None)
-    return env
+    return {**checkout_shell(), "PYTHONPATH": str(root / "lib"), "ENTROPIC_NO_HTML": "1",
+            "ENTROPIC_SHARED_CORPORA": str(paths.ROOT.parent / "shared" / "corpora")}
+
+
+def checkout_shell() -> dict[str, str]:
+    """A fresh shell that reads and writes the results and pages of the checkout it runs in, not the test session's
+    (no ENTROPIC_RESULTS, ENTROPIC_BUILD)."""
+    return {k: v for k, v in fresh_shell().items() if k not in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD")}
 
 
 def run(command: str, root: Path, env: dict[str, str], timeout: int = 900) -> subprocess.CompletedProcess:
@@ -157,5 +160,4 @@ def built_book(folder: Path) -> Book:
 def print_paper_book(folder: Path) -> None:
     """``make pdf`` as printed from a fresh shell in this checkout, where ``make book`` has built the paper book
     (ENTROPIC_PAPER_BOOK): its pages current, it prints them (:func:`run_in_turn`)."""
-    env = {k: v for k, v in fresh_shell().items() if k not in ("ENTROPIC_RESULTS", "ENTROPIC_BUILD")}
-    run_in_turn(("make pdf",), paths.ROOT, env, folder)
+    run_in_turn(("make pdf",), paths.ROOT, checkout_shell(), folder)

@@ -69,10 +69,13 @@ def command_groups(commands: list[str]) -> list[int]:
     """The group (0 or 1) each command runs in: the commands of one section (``S=<section>``, ``run <section>``) run
     in one group, in the order printed, so that those printed with the same parameters compute them once; the
     sections, and the commands of none, alternate between the two groups in order of first appearance."""
-    keys = [next(iter(re.findall(r"\bS=(\w+)|entropic run (\w+)", command)), (command,)) for command in commands]
-    keys = ["".join(key) for key in keys]
+    keys = [(found[1] or found[2]) if (found := re.search(r"\bS=(\w+)|entropic run (\w+)", command)) else command
+            for command in commands]
     first = list(dict.fromkeys(keys))
     return [first.index(key) % 2 for key in keys]
+
+
+COMMANDS = documented_commands()
 
 
 # The documented commands run in two groups (command_groups) and the three tests that damage and mend a copy in a
@@ -82,8 +85,7 @@ def command_groups(commands: list[str]) -> list[int]:
 @pytest.mark.parametrize("document, command", [
     pytest.param(document, command, marks=pytest.mark.xdist_group("readme book" if command in BOOK_COMMANDS
                                                                   else f"documented commands {group}"))
-    for (document, command), group in zip(documented_commands(),
-                                          command_groups([command for _, command in documented_commands()]),
+    for (document, command), group in zip(COMMANDS, command_groups([command for _, command in COMMANDS]),
                                           strict=True)])
 def test_a_documented_command_works_as_printed(request, tmp_path, document, command):
     if command in BOOK_COMMANDS:

@@ -159,7 +159,8 @@ def _printed(html: str, browser: str) -> Path:
     """Where the handout of ``html`` printed by ``browser`` is kept: named by a digest of the page, of the binary
     (its path, size and time) and of this module's code (its layout checks)."""
     binary = Path(browser).resolve()
+    status = binary.stat()
     digest = hashlib.sha256(html.encode())
-    digest.update(f"{binary}:{binary.stat().st_size}:{binary.stat().st_mtime_ns}".encode())
+    digest.update(f"{binary}:{status.st_size}:{status.st_mtime_ns}".encode())
     digest.update(Path(__file__).read_bytes())
     return paths.BUILD / "computed" / "handouts" / f"{digest.hexdigest()[:16]}.pdf"
