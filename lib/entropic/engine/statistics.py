@@ -155,6 +155,7 @@ def t_quantile(p: float, df: int) -> float:
     return float(math.sqrt(df) * math.tan(np.interp(p, cumulative / cumulative[-1], theta)))
 
 
+@functools.cache  # a page asks for the same few n in every row
 def critical_r(n: int, level: float = 0.05) -> float:
     """The |r| that ``n`` points need for a two-sided p-value below ``level`` under the t-test of a Pearson
     correlation (bivariate normal, no correlation): 0.811 for 6 points, 0.468 for 18.

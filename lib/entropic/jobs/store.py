@@ -144,6 +144,19 @@ def _verified(digest: bytes) -> None:
         pass
 
 
+# What a process has read of each entry it loaded (its file's signature, its job's parameters, its version key), so that
+# asking again whether an entry is current (Store.holding: once per page that reads the section, and in a book the
+# intro's and the ledger's pages read every section's) reads no file but its status: an entry is written by a rename
+# (a new inode), and an edit changes its size or time, so a file whose signature changed is read again.
+_KEYS: dict[Path, tuple[tuple, dict, str]] = {}
+
+
+def _signature(path: Path) -> tuple[int, int, int, int]:
+    """The file's device, inode, size and modification time (raises FileNotFoundError where there is none)."""
+    stat = path.stat()
+    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
 class Store:
     """The entries of one section under one label (a profile name, or ``custom``)."""
 
@@ -172,7 +185,9 @@ class Store:
     def load(self, job: Job) -> Entry | None:
         """The stored entry of ``job``, None if there is none; raises :class:`CorruptEntry`."""
         path = self.path(job)
-        if not path.exists():
+        try:
+            signature = _signature(path)
+        except FileNotFoundError:
             return None
         try:
             raw = path.read_bytes()
@@ -188,7 +203,25 @@ class Store:
             _verified(digest)
         if not ok:
             raise CorruptEntry(f"{path} fails its checksum or does not match its job")
+        _KEYS[path] = (signature, data["params"], data["key"])
         return Entry(data["job"], data["params"], data["key"], data["tables"], data["provenance"])
+
+    def _stored_key(self, job: Job) -> str | None:
+        """The version key of ``job``'s stored entry; None when there is none or it is corrupt. Read from the
+        entry once per version of its file in this process (:data:`_KEYS`)."""
+        path = self.path(job)
+        try:
+            signature = _signature(path)
+        except FileNotFoundError:
+            return None
+        known = _KEYS.get(path)
+        if known is not None and known[0] == signature and known[1] == job.params:
+            return known[2]
+        try:
+            entry = self.load(job)
+        except CorruptEntry:
+            return None
+        return None if entry is None else entry.key
 
     def holding(self, jobs: list[Job], key_of) -> Holding:
         """What the store holds of ``jobs``: which are stored and current (their entry's key is ``key_of(kind)``,
@@ -196,13 +229,10 @@ class Store:
         Answers "is this stored and current?" without running anything."""
         held = Holding()
         for job in jobs:
-            try:
-                entry = self.load(job)
-            except CorruptEntry:
-                entry = None
-            if entry is None:
+            key = self._stored_key(job)
+            if key is None:
                 held.missing.append(job.id)
-            elif entry.key == key_of(job.params.get("kind")):
+            elif key == key_of(job.params.get("kind")):
                 held.current.append(job.id)
             else:
                 held.stale.append(job.id)

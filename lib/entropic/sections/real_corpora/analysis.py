@@ -17,12 +17,13 @@ from ...report import verdicts
 from ...report.numbers import number, span
 from . import long_run
 from .grid import cells as _cells
-from .grid import cv, grid, point
+from .grid import cv, grid, per_results, point
 from .grid import per_seed as _per_seed
 from .readings import ENTROPIES, MAIN, MEASURES, MIN_CORPORA, PREDICTORS, Reading
 from .spec import CLAIMS
 
 
+@per_results
 def per_seed(results, reading: Reading = MAIN) -> pd.DataFrame:
     """One row per (corpus, d_model, seed) at the reading's budget and checkpoint (``grid.per_seed``)."""
     return _per_seed(results, reading, MEASURES)
@@ -46,6 +47,7 @@ def whole_span(values) -> str:
     return span(np.round(np.asarray(values, dtype=float)))
 
 
+@per_results
 def _width(results, reading: Reading) -> int:
     return reading.width or int(point(results, reading)[1]["d_model"].max())
 

@@ -9,6 +9,8 @@ stored singular values (the ``spectra`` table) where a cell has them, and are ab
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
@@ -119,15 +121,31 @@ def spectral_readings(spectra: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-_CACHE: dict[int, tuple[object, pd.DataFrame]] = {}
+def per_results(function):
+    """``function(results, ...)`` computed once per results object and arguments: the page, its prose and the
+    ledger ask for the same table under the same reading many times (the specification table alone computes every
+    claim under some fifty readings). The values of the newest results object are kept; a table comes back as a
+    copy, so that a caller's edit never reaches the next caller."""
+    kept: dict = {}
+
+    @functools.wraps(function)
+    def cached(results, *args, **kwargs):
+        if kept.get("results") is not results:
+            kept.clear()
+            kept["results"] = results
+        key = (args, tuple(sorted(kwargs.items())))
+        if key not in kept:
+            kept[key] = function(results, *args, **kwargs)
+        value = kept[key]
+        return value.copy() if isinstance(value, pd.DataFrame) else value
+
+    return cached
 
 
+@per_results
 def heads(results) -> pd.DataFrame:
     """The grid's per-head rows with the readings computed from stored spectra added (NaN where a cell
-    has none). Computed once per results object."""
-    cached = _CACHE.get(id(results))
-    if cached is not None and cached[0] is results:
-        return cached[1]
+    has none)."""
     rows = grid(results, "heads")
     readings = spectral_readings(grid(results, "spectra"))
     merged = rows.assign(head=rows["head"].astype(float)).merge(readings, on=[*_POINT, "head"], how="left") \
@@ -135,8 +153,6 @@ def heads(results) -> pd.DataFrame:
     for column in FROM_SPECTRA:
         if column not in merged:
             merged[column] = np.nan
-    _CACHE.clear()
-    _CACHE[id(results)] = (results, merged)
     return merged
 
 

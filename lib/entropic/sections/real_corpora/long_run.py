@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ...report.numbers import DASH, MINUS, number
-from .grid import long_rows, spectral_readings
+from .grid import long_rows, per_results, spectral_readings
 
 RANGES = {0: (13.0, 19.0), 1: (30.0, 44.0)}  # "Layer 0 has R_eff ≈ 13–19 while Layer 1 has R_eff ≈ 30–44"
 ROUNDING = 0.5  # the paper writes whole numbers: 13–19 stands for [12.5, 19.5]
@@ -17,6 +17,7 @@ SETTLED = 0.02  # a reading that changed by less than 2 % over the last doubling
 SUPPORTS, CONTRADICTS, UNDECIDED = "supports", "contradicts", "undecided: still moving"
 
 
+@per_results
 def trajectory(results) -> pd.DataFrame:
     """Per checkpoint of the long run and layer: tokens, validation loss, the mean over heads of R_eff(W_QK)
     (eq. 1) and, from the stored spectra, R̃_eff(W_QK) (eq. 2); and the relative change of eq. 1 since the

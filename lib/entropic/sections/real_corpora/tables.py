@@ -11,7 +11,7 @@ from ...report import verdicts
 from ...report.numbers import number, tokens
 from . import long_run
 from .analysis import KINDS, claims
-from .grid import budgets, grid, main_budget
+from .grid import budgets, grid, main_budget, per_results
 from .readings import ALTERNATIVES, FAILS, HOLDS, MAIN, OPEN, Reading
 from .spec import CLAIMS
 
@@ -101,6 +101,7 @@ def reading_mark(row: dict) -> str | None:
     return HOLDS if row["claim holds"] else FAILS
 
 
+@per_results
 def specification(results) -> pd.DataFrame:
     """One row per claim, one column per reading (``reading_mark``), and the choices on which the mark changes."""
     columns = {}
