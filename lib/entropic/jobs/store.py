@@ -151,9 +151,13 @@ def _verified(digest: bytes) -> None:
 _KEYS: dict[Path, tuple[tuple, dict, str]] = {}
 
 
-def _signature(path: Path) -> tuple[int, int, int, int]:
-    """The file's device, inode, size and modification time (raises FileNotFoundError where there is none)."""
-    stat = path.stat()
+def _signature(path: Path) -> tuple[int, int, int, int] | None:
+    """The file's device, inode, size and modification time; None where there is none (as ``Path.exists`` says:
+    no such file, or a file where a folder of its path should be)."""
+    try:
+        stat = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
     return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns
 
 
@@ -185,9 +189,8 @@ class Store:
     def load(self, job: Job) -> Entry | None:
         """The stored entry of ``job``, None if there is none; raises :class:`CorruptEntry`."""
         path = self.path(job)
-        try:
-            signature = _signature(path)
-        except FileNotFoundError:
+        signature = _signature(path)
+        if signature is None:
             return None
         try:
             raw = path.read_bytes()
@@ -210,9 +213,8 @@ class Store:
         """The version key of ``job``'s stored entry; None when there is none or it is corrupt. Read from the
         entry once per version of its file in this process (:data:`_KEYS`)."""
         path = self.path(job)
-        try:
-            signature = _signature(path)
-        except FileNotFoundError:
+        signature = _signature(path)
+        if signature is None:
             return None
         known = _KEYS.get(path)
         if known is not None and known[0] == signature and known[1] == job.params:
