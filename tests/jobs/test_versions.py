@@ -8,6 +8,7 @@ import linecache
 import re
 import shutil
 import sys
+import weakref
 
 import pytest
 
@@ -110,3 +111,32 @@ def test_keys_do_not_depend_on_where_the_project_lives_or_on_memory_addresses(pa
     assert keys() == keys()
     pieces = versions.reachable(registry.module("real_corpora"), "train")
     assert not any(str(paths.ROOT) in piece or " at 0x" in piece for piece in pieces.values())
+
+
+def test_a_key_is_walked_once_for_the_processes_that_follow_until_any_file_of_the_library_changes(tmp_path,
+                                                                                                  monkeypatch):
+    monkeypatch.setattr(paths, "BUILD", tmp_path)
+    module = registry.module("ladder")
+    monkeypatch.setattr(versions, "_KEYS", weakref.WeakKeyDictionary())  # a new process
+    key = versions.version_key(module)
+    stored = tmp_path / "computed" / f"version-keys-{versions._key_set()}" / f"{module.__name__}.None.txt"
+    assert stored.read_text() == key + "\n"
+    stored.write_text("0123456789ab\n")  # what a process of another key would have left: read, not walked again
+    monkeypatch.setattr(versions, "_KEYS", weakref.WeakKeyDictionary())
+    assert versions.version_key(module) == "0123456789ab"
+    sources = versions.library_sources()  # any file of the library edited, added or removed: walked again
+    monkeypatch.setattr(versions, "library_sources", lambda: (*sources, (paths.PACKAGE / "added.py", b"x = 1\n")))
+    monkeypatch.setattr(versions, "_KEYS", weakref.WeakKeyDictionary())
+    assert versions.version_key(module) == key
+    assert len(list((tmp_path / "computed").glob("version-keys-*"))) == 2
+    stored.write_text("not a key\n")
+    monkeypatch.setattr(versions, "library_sources", lambda: sources)
+    monkeypatch.setattr(versions, "_KEYS", weakref.WeakKeyDictionary())
+    with pytest.raises(RuntimeError, match=re.escape(str(stored)) + ".*delete it"):
+        versions.version_key(module)
+
+
+def test_a_section_outside_the_library_is_walked_every_time(package, tmp_path, monkeypatch):
+    keys, _ = package
+    monkeypatch.setattr(paths, "BUILD", tmp_path / "build")
+    assert keys() and not (tmp_path / "build").exists()  # the copy's keys, none stored

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from entropic import paths
+from entropic.jobs import versions
 from entropic.publish import memo
 
 
@@ -40,7 +41,7 @@ def test_other_arguments_or_other_code_compute_again_and_an_edit_elsewhere_does_
     computed.sweep(8, sigma=0.1)
     computed.sweep(T=8)  # the same values named otherwise: a call of its own, computed again
     assert len(calls) == 3
-    monkeypatch.setattr(memo, "_library_digest", lambda: "an edited library")  # code the experiment does not reach
+    monkeypatch.setattr(versions, "library_digest", lambda: "an edited library")  # code the experiment does not reach
     computed.sweep(8)
     assert len(calls) == 3
     monkeypatch.setattr(memo, "_code_key", lambda function: "an edited experiment")

@@ -19,14 +19,20 @@ verdict is never part of any key (no fit function reaches them).
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import inspect
+import os
+import re
+import shutil
 import sys
 import textwrap
 import threading
 import types
 import weakref
-from pathlib import PurePath
+from pathlib import Path, PurePath
+
+from .. import paths
 
 
 def _strip_docstrings(tree: ast.AST) -> ast.AST:
@@ -187,11 +193,92 @@ _KEYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def version_key(module: types.ModuleType, kind: str | None = None) -> str:
     """The version key of a section's jobs of ``kind``: the hash of :func:`reachable` (computed once per
-    imported module and kind)."""
+    imported module and kind, and for the library's own sections stored for the next process: :func:`_stored_key`)."""
     known = _KEYS.setdefault(module, {})
     if kind not in known:
-        known[kind] = _version_key(module, kind)
+        known[kind] = _stored_key(module, kind)
     return known[kind]
+
+
+# The keys of the library's own sections, kept for the processes that follow (build/computed/version-keys-<digest>/,
+# a file per section and kind): every command and every page's kernel asks for the keys of the sections it shows
+# (``make book``: every section's), and walking their code costs most of a second each time. ``digest`` hashes every
+# file of the library and the Python version that parses them, so that after any edit of any file no key stored
+# before it is read; a key is stored only where the library did not change while its code was walked. A section of
+# one's own, outside the library (ENTROPIC_SECTIONS), is walked every time.
+KEPT_KEY_SETS = 4  # the newest versions of the library whose keys stay stored
+
+
+def _stored_key(module: types.ModuleType, kind: str | None) -> str:
+    file = getattr(module, "__file__", None)
+    if module.__name__.split(".")[0] != paths.PACKAGE.name or not file or paths.PACKAGE not in Path(file).parents:
+        return _version_key(module, kind)
+    digest = _key_set()
+    folder = paths.BUILD / "computed" / f"version-keys-{digest}"
+    path = folder / f"{module.__name__}.{kind}.txt"
+    if path.is_file():
+        key = path.read_text().strip()
+        if not re.fullmatch(r"[0-9a-f]{12}", key):
+            raise RuntimeError(f"{path} holds no version key ({key[:40]!r}): delete it, and the key is computed "
+                               "again")
+        return key
+    key = _version_key(module, kind)
+    if _key_set() == digest:  # the library did not change while its code was walked
+        try:
+            if not folder.is_dir():
+                folder.mkdir(parents=True, exist_ok=True)
+                _keep_newest_key_sets(folder.parent)
+            staged = path.with_name(f"{path.name}.{os.getpid()}.partial")
+            staged.write_text(key + "\n")
+            staged.replace(path)  # whole or not at all, whichever process writes it first
+        except OSError:  # a build folder that cannot be written: the next process walks the code again
+            pass
+    return key
+
+
+def _key_set() -> str:
+    return f"{library_digest()[:16]}-py{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def _keep_newest_key_sets(folder: Path) -> None:
+    def used(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:  # removed by another process meanwhile
+            return 0.0
+
+    for old in sorted(folder.glob("version-keys-*"), key=used, reverse=True)[KEPT_KEY_SETS:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+_SOURCES: dict[tuple, tuple[tuple[Path, bytes], ...]] = {}  # the library's files as last read, by sizes and times
+
+
+def library_sources() -> tuple[tuple[Path, bytes], ...]:
+    """Every Python file of the library with its bytes, in path order: read once and again only when a file is added,
+    removed or changed (a build asks for each page's fingerprint, and the ledger's and the intro's take every
+    section's)."""
+    files = sorted(paths.PACKAGE.rglob("*.py"))
+    key = tuple((path, stat.st_mtime_ns, stat.st_size) for path, stat in ((path, path.stat()) for path in files))
+    sources = _SOURCES.get(key)
+    if sources is None:  # pages render in threads: each keeps what it read, whichever stores it last
+        sources = tuple((path, path.read_bytes()) for path in files)
+        _SOURCES.clear()
+        _SOURCES[key] = sources
+    return sources
+
+
+def library_digest() -> str:
+    """A digest of every file of the library, its path and its bytes (:func:`library_sources`)."""
+    return _digest(library_sources())
+
+
+@functools.cache
+def _digest(sources: tuple[tuple[Path, bytes], ...]) -> str:
+    digest = hashlib.sha256()
+    for path, code in sources:
+        digest.update(path.relative_to(paths.PACKAGE).as_posix().encode() + b"\0" + code)
+    return digest.hexdigest()
 
 
 def _version_key(module: types.ModuleType, kind: str | None) -> str:

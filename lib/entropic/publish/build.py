@@ -62,7 +62,7 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     jobs once)."""
     source = paths.notebook_source(section).read_bytes()
     digest = hashlib.sha256(source)
-    for path, code in library_sources():
+    for path, code in versions.library_sources():
         if paths.ENGINE not in path.parents or not is_section(section):
             digest.update(code)
     read = () if is_section(section) else reads_results(source)
@@ -82,23 +82,6 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     for other in getattr(module, "READS", ()):  # sections whose stored results this section's page also shows
         digest.update(fingerprint(other, shown_profile(other, profile, {}), {}).encode())
     return digest.hexdigest()[:16]
-
-
-_SOURCES: dict[tuple, tuple[tuple[Path, bytes], ...]] = {}  # the library's files as last read, by sizes and times
-
-
-def library_sources() -> tuple[tuple[Path, bytes], ...]:
-    """Every Python file of the library with its bytes, in path order: read once and again only when a file is added,
-    removed or changed (a build asks for each page's fingerprint, and the ledger's and the intro's take every
-    section's)."""
-    files = sorted(paths.PACKAGE.rglob("*.py"))
-    key = tuple((path, stat.st_mtime_ns, stat.st_size) for path, stat in ((path, path.stat()) for path in files))
-    sources = _SOURCES.get(key)
-    if sources is None:  # pages render in threads: each keeps what it read, whichever stores it last
-        sources = tuple((path, path.read_bytes()) for path in files)
-        _SOURCES.clear()
-        _SOURCES[key] = sources
-    return sources
 
 
 def keep_newest(folder: Path, count: int, kind=lambda path: True) -> None:

@@ -30,22 +30,12 @@ from . import build
 KEPT = 4  # versions (of a function's code, or of the library) whose computations stay stored: the newest
 
 
-def _library_digest() -> str:
-    return _digest(build.library_sources())
-
-
-@functools.cache
-def _digest(sources: tuple[tuple, ...]) -> str:
-    digest = hashlib.sha256()
-    for path, code in sources:
-        digest.update(path.relative_to(paths.PACKAGE).as_posix().encode() + b"\0" + code)
-    return digest.hexdigest()
-
-
 def version() -> str:
     """What a stored computation depends on besides its function and arguments: the library's files, the torch
     threads, and the versions of Python and of the packages that compute and hold the values."""
-    return hashlib.sha256("\n".join([_library_digest(), *_environment()]).encode()).hexdigest()[:16]
+    from ..jobs import versions
+
+    return hashlib.sha256("\n".join([versions.library_digest(), *_environment()]).encode()).hexdigest()[:16]
 
 
 def code_version(function) -> str:
