@@ -53,3 +53,20 @@ def shown(path: Path) -> str:
 def notebook_source(section: str) -> Path:
     """The jupytext (MyST Markdown) source of a section notebook."""
     return NOTEBOOKS / f"{section}.md"
+
+
+def keep_newest(folder: Path, count: int, kind=lambda path: True) -> None:
+    """Delete all but the ``count`` folders in ``folder`` written or used last (their modification times), among
+    those of the ``kind`` (a test of a folder's path) given. A folder another process removes meanwhile counts as the
+    oldest."""
+    import shutil
+
+    def used(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except OSError:
+            return 0.0
+
+    kept = sorted((p for p in folder.iterdir() if p.is_dir() and kind(p)), key=used, reverse=True)
+    for old in kept[count:]:
+        shutil.rmtree(old, ignore_errors=True)

@@ -24,7 +24,6 @@ import hashlib
 import inspect
 import os
 import re
-import shutil
 import sys
 import textwrap
 import threading
@@ -211,7 +210,7 @@ KEPT_KEY_SETS = 4  # the newest versions of the library whose keys stay stored
 
 def _stored_key(module: types.ModuleType, kind: str | None) -> str:
     file = getattr(module, "__file__", None)
-    if module.__name__.split(".")[0] != paths.PACKAGE.name or not file or paths.PACKAGE not in Path(file).parents:
+    if not file or paths.PACKAGE not in Path(file).parents:
         return _version_key(module, kind)
     digest = _key_set()
     folder = paths.BUILD / "computed" / f"version-keys-{digest}"
@@ -227,7 +226,7 @@ def _stored_key(module: types.ModuleType, kind: str | None) -> str:
         try:
             if not folder.is_dir():
                 folder.mkdir(parents=True, exist_ok=True)
-                _keep_newest_key_sets(folder.parent)
+                paths.keep_newest(folder.parent, KEPT_KEY_SETS, lambda p: p.name.startswith("version-keys-"))
             staged = path.with_name(f"{path.name}.{os.getpid()}.partial")
             staged.write_text(key + "\n")
             staged.replace(path)  # whole or not at all, whichever process writes it first
@@ -238,17 +237,6 @@ def _stored_key(module: types.ModuleType, kind: str | None) -> str:
 
 def _key_set() -> str:
     return f"{library_digest()[:16]}-py{sys.version_info[0]}.{sys.version_info[1]}"
-
-
-def _keep_newest_key_sets(folder: Path) -> None:
-    def used(path: Path) -> float:
-        try:
-            return path.stat().st_mtime
-        except OSError:  # removed by another process meanwhile
-            return 0.0
-
-    for old in sorted(folder.glob("version-keys-*"), key=used, reverse=True)[KEPT_KEY_SETS:]:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 _SOURCES: dict[tuple, tuple[tuple[Path, bytes], ...]] = {}  # the library's files as last read, by sizes and times

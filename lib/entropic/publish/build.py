@@ -84,15 +84,6 @@ def fingerprint(section: str, profile: str, overrides: dict, planned: tuple | No
     return digest.hexdigest()[:16]
 
 
-def keep_newest(folder: Path, count: int, kind=lambda path: True) -> None:
-    """Delete all but the ``count`` folders in ``folder`` written or used last (their modification times), among
-    those of the ``kind`` (a test of a folder's path) given."""
-    kept = sorted((p for p in folder.iterdir() if p.is_dir() and kind(p)), key=lambda p: p.stat().st_mtime,
-                  reverse=True)
-    for old in kept[count:]:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def reads_results(source: bytes) -> tuple[str, ...]:
     """The sections whose stored results a page's notebook declares it reads, in its header: every section of the
     book (``entropic: reads_results: true``) or those it names (``reads_results: [ladder, real_corpora]``); none for a
@@ -267,7 +258,7 @@ def _keep(section: str, stamp: str, label: str, out_dir: Path) -> None:
     tables = paths.TABLES / label / section
     if tables.is_dir():
         shutil.copytree(tables, kept / "tables")
-    keep_newest(kept.parent, KEPT_RENDERS)
+    paths.keep_newest(kept.parent, KEPT_RENDERS)
 
 
 def _restore(section: str, stamp: str, label: str, out_dir: Path) -> bool:

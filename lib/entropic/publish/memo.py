@@ -25,7 +25,7 @@ import pickle
 import sys
 
 from .. import paths
-from . import build
+from ..jobs import versions
 
 KEPT = 4  # versions (of a function's code, or of the library) whose computations stay stored: the newest
 
@@ -33,8 +33,6 @@ KEPT = 4  # versions (of a function's code, or of the library) whose computation
 def version() -> str:
     """What a stored computation depends on besides its function and arguments: the library's files, the torch
     threads, and the versions of Python and of the packages that compute and hold the values."""
-    from ..jobs import versions
-
     return hashlib.sha256("\n".join([versions.library_digest(), *_environment()]).encode()).hexdigest()[:16]
 
 
@@ -47,8 +45,6 @@ def code_version(function) -> str:
 
 @functools.cache
 def _code_key(function) -> str:
-    from ..jobs import versions
-
     return versions.code_key(function)
 
 
@@ -107,7 +103,7 @@ def _remembered(folder, function, args: tuple, kwargs: dict):
     if not folder.is_dir():
         folder.mkdir(parents=True, exist_ok=True)
         kind = folder.name.rpartition("-")[0]  # a function's versions, or (no name) the library's
-        build.keep_newest(folder.parent, KEPT, lambda p: p.name.rpartition("-")[0] == kind)
+        paths.keep_newest(folder.parent, KEPT, lambda p: p.name.rpartition("-")[0] == kind)
     staged = path.with_name(f"{path.name}.{os.getpid()}.partial")
     staged.write_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
     staged.replace(path)  # whole or not at all, whichever page writes it first
